@@ -1,0 +1,21 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "keeptrack",
+    products: [
+        .library(name: "KeepTrack", targets: ["KeepTrack"]),
+        .executable(name: "keeptrack", targets: ["keeptrack"]),
+    ],
+    targets: [
+        // Core: Foundation only, no C dependency, portable to Apple platforms.
+        .target(name: "KeepTrack"),
+        // Synthetic iPhone-layout movies for tests, benchmarks and the demo.
+        .target(name: "KeepTrackFixtures", dependencies: ["KeepTrack"]),
+        // Commands and the table-driven argument parser; `keeptrack` is a thin main over it.
+        .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
+        .executableTarget(name: "keeptrack", dependencies: ["KeepTrackCLI"]),
+        .testTarget(name: "KeepTrackTests", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,169 @@
+/// Reads a box tree. Top-level boxes are located by their headers alone; `moov` (and other small
+/// top-level boxes) are loaded and parsed in memory, `mdat` stays in the file.
+public enum BoxParser {
+    /// Deeper nesting than this is not a movie but an attempt to exhaust the stack.
+    public static let maximumDepth = 48
+    /// Top-level boxes other than `moov`/`moof`/`meta` larger than this stay in the file.
+    public static let loadLimit: UInt64 = 1 << 20
+    static let alwaysLoaded: Set<FourCC> = ["moov", "moof", "meta", "ftyp", "styp", "sidx", "mfra", "uuid", "udta"]
+
+    /// Parses the top level of `source`.
+    public static func parseFile(_ source: ByteSource) throws -> [Box] {
+        var boxes: [Box] = []
+        var offset: UInt64 = 0
+        let size = source.size
+        if size == 0 { throw KeepTrackError.malformed(path: "", offset: 0, reason: "the file is empty") }
+        while offset < size {
+            let remaining = size - offset
+            guard remaining >= 8 else {
+                throw KeepTrackError.malformed(path: "", offset: offset, reason: "\(remaining) stray bytes at the end of the file, too few for a box header")
+            }
+            let head = try source.read(at: offset, count: Int(min(remaining, 32)))
+            let header = try parseHeader(head, available: remaining, offset: offset, path: "", topLevel: true)
+            let payloadLength = header.size - UInt64(header.headerSize)
+            let payloadOffset = offset + UInt64(header.headerSize)
+            let path = header.type.description
+            var box: Box
+            if header.type == "mdat" || (payloadLength > loadLimit && !alwaysLoaded.contains(header.type)) {
+                box = Box(type: header.type, content: .external(offset: payloadOffset, length: payloadLength),
+                          headerForm: header.form, userType: header.userType, offset: offset)
+            } else {
+                guard payloadLength <= UInt64(Int32.max) else {
+                    throw KeepTrackError.malformed(path: path, offset: offset, reason: "box of \(payloadLength) bytes is too large to be a header box")
+                }
+                let payload = try source.read(at: payloadOffset, count: Int(payloadLength))
+                var context = ParseContext()
+                box = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: payload,
+                                   offset: offset, headerSize: header.headerSize, context: &context, path: path, depth: 0)
+            }
+            boxes.append(box)
+            offset += header.size
+        }
+        return boxes
+    }
+
+    /// Parses a sequence of boxes held in memory (the payload of a container, or a test buffer).
+    public static func parseBoxes(_ bytes: [UInt8], baseOffset: UInt64 = 0) throws -> [Box] {
+        var context = ParseContext()
+        let result = try parseChildren(bytes, from: 0, baseOffset: baseOffset, context: &context, path: "", depth: 0, strict: true)
+        guard result.trailer.isEmpty else {
+            throw KeepTrackError.malformed(path: "", offset: baseOffset + UInt64(bytes.count - result.trailer.count),
+                                           reason: "\(result.trailer.count) stray bytes after the last box")
+        }
+        return result.children
+    }
+
+    struct Header {
+        var type: FourCC
+        var size: UInt64
+        var headerSize: Int
+        var form: Box.HeaderForm
+        var userType: [UInt8]?
+    }
+
+    static func parseHeader(_ bytes: some RandomAccessCollection<UInt8>, available: UInt64, offset: UInt64, path: String, topLevel: Bool) throws -> Header {
+        let b = Array(bytes.prefix(32))
+        guard b.count >= 8 else {
+            throw KeepTrackError.malformed(path: path, offset: offset, reason: "box header needs 8 bytes, only \(b.count) left")
+        }
+        let size32 = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+        let type = FourCC(bytes: b[4..<8])
+        let name = path.isEmpty ? type.description : path + "/" + type.description
+        var headerSize = 8
+        var size: UInt64
+        var form = Box.HeaderForm.compact
+        switch size32 {
+        case 1:
+            guard b.count >= 16 else {
+                throw KeepTrackError.malformed(path: name, offset: offset, reason: "64-bit box size needs 16 header bytes, only \(b.count) left")
+            }
+            size = b[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+            headerSize = 16
+            form = .large
+        case 0:
+            size = available
+            form = .toEnd
+        default:
+            size = UInt64(size32)
+        }
+        var userType: [UInt8]?
+        if type == "uuid" {
+            guard b.count >= headerSize + 16 else {
+                throw KeepTrackError.malformed(path: name, offset: offset, reason: "uuid box header needs \(headerSize + 16) bytes")
+            }
+            userType = Array(b[headerSize..<headerSize + 16])
+            headerSize += 16
+        }
+        guard size >= UInt64(headerSize) else {
+            throw KeepTrackError.malformed(path: name, offset: offset, reason: "box size \(size) is smaller than its \(headerSize)-byte header")
+        }
+        guard size <= available else {
+            throw KeepTrackError.malformed(path: name, offset: offset,
+                                           reason: "box claims \(size) bytes but only \(available) remain in \(topLevel ? "the file" : "its parent")")
+        }
+        return Header(type: type, size: size, headerSize: headerSize, form: form, userType: userType)
+    }
+
+    static func parseBox(type: FourCC, form: Box.HeaderForm, userType: [UInt8]?, payload: [UInt8], offset: UInt64, headerSize: Int,
+                         context: inout ParseContext, path: String, depth: Int) throws -> Box {
+        guard depth < maximumDepth else {
+            throw KeepTrackError.malformed(path: path, offset: offset, reason: "boxes nested more than \(maximumDepth) deep")
+        }
+        let payloadOffset = offset + UInt64(headerSize)
+        if type == "hdlr", context.ancestors.last == "mdia", payload.count >= 12 {
+            context.handler = FourCC(bytes: payload[8..<12])
+        }
+        switch BoxSchema.layout(of: type, payload: payload, context: context) {
+        case .leaf:
+            return Box(type: type, content: .bytes(payload), headerForm: form, userType: userType, offset: offset)
+        case .container(let prefixLength, let strict):
+            guard payload.count >= prefixLength else {
+                if strict {
+                    throw KeepTrackError.malformed(path: path, offset: payloadOffset, reason: "needs \(prefixLength) bytes of fields, has \(payload.count)")
+                }
+                return Box(type: type, content: .bytes(payload), headerForm: form, userType: userType, offset: offset)
+            }
+            var inner = context
+            inner.ancestors.append(type)
+            do {
+                let parsed = try parseChildren(payload, from: prefixLength, baseOffset: payloadOffset, context: &inner, path: path, depth: depth + 1, strict: strict)
+                if type == "mdia" || type == "trak" { context.handler = inner.handler }
+                let container = Box.Container(prefix: Array(payload[0..<prefixLength]), children: parsed.children, trailer: parsed.trailer)
+                return Box(type: type, content: .container(container), headerForm: form, userType: userType, offset: offset)
+            } catch let error as KeepTrackError where !strict {
+                // A lenient container whose contents are not boxes: keep it whole, as it was.
+                if case .malformed(_, _, let reason) = error, reason.contains("nested more than") { throw error }
+                return Box(type: type, content: .bytes(payload), headerForm: form, userType: userType, offset: offset)
+            }
+        }
+    }
+
+    static func parseChildren(_ payload: [UInt8], from start: Int, baseOffset: UInt64, context: inout ParseContext,
+                              path: String, depth: Int, strict: Bool) throws -> (children: [Box], trailer: [UInt8]) {
+        var children: [Box] = []
+        var position = start
+        var counts: [FourCC: Int] = [:]
+        while position < payload.count {
+            let remaining = payload.count - position
+            let childOffset = baseOffset + UInt64(position)
+            if remaining < 8 {
+                // Fewer bytes than a header: QuickTime's 32-bit zero terminator, or padding.
+                if strict, payload[position...].contains(where: { $0 != 0 }) {
+                    throw KeepTrackError.malformed(path: path, offset: childOffset, reason: "\(remaining) stray bytes after the last child box")
+                }
+                return (children, Array(payload[position...]))
+            }
+            let header = try parseHeader(payload[position...], available: UInt64(remaining), offset: childOffset, path: path, topLevel: false)
+            let childPayload = Array(payload[(position + header.headerSize)..<(position + Int(header.size))])
+            let index = counts[header.type, default: 0]
+            counts[header.type] = index + 1
+            let name = header.type.description
+            let childPath = (path.isEmpty ? "" : path + "/") + (index == 0 ? name : "\(name)[\(index + 1)]")
+            let child = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: childPayload,
+                                     offset: childOffset, headerSize: header.headerSize, context: &context, path: childPath, depth: depth)
+            children.append(child)
+            position += Int(header.size)
+        }
+        return (children, [])
+    }
+}

@@ -1,0 +1,44 @@
+/// A typed view over one kind of leaf box (or a container's prefix fields). Each conforming type
+/// lives in its own file and declares its fields once in `code(_:)`.
+public protocol BoxView: FieldCodable {
+    /// The box types this view reads (`stco` and `co64` are different views; `tref` children share one).
+    static var types: [FourCC] { get }
+}
+
+extension BoxView {
+    /// Decodes the payload (or container prefix) of `box`.
+    public init(box: Box, path: String = "") throws {
+        try self.init(decoding: box.payload, baseOffset: box.payloadOffset, path: path.isEmpty ? box.type.description : path)
+    }
+}
+
+/// Version and flags of an ISO full box, coded first by the views that have them.
+public struct FullBoxHeader: Sendable, Equatable {
+    public var version: UInt8 = 0
+    public var flags: UInt32 = 0
+    public init(version: UInt8 = 0, flags: UInt32 = 0) { self.version = version; self.flags = flags }
+
+    public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
+        try coder.uint("version", &version, bytes: 1)
+        try coder.uint("flags", &flags, bytes: 3)
+    }
+}
+
+extension FieldCoder {
+    /// Codes `count` records whose count was coded separately, checking the bytes exist first.
+    mutating func records<E>(_ name: String, _ value: inout [E], count: Int, recordSize: Int, make: () -> E,
+                             body: (inout Self, inout E) throws -> Void) throws {
+        if isDecoding {
+            guard count >= 0, count <= remaining / max(recordSize, 1) else {
+                throw malformed("\(name) claims \(count) entries of \(recordSize) bytes, only \(remaining) bytes left")
+            }
+            value = (0..<count).map { _ in make() }
+        }
+        for index in value.indices { try body(&self, &value[index]) }
+    }
+
+    /// A 16.16 or 8.8 fixed-point value, or an integer whose width depends on the box version.
+    mutating func versioned<T: FixedWidthInteger & UnsignedInteger>(_ name: String, _ value: inout T, version: UInt8) throws {
+        try uint(name, &value, bytes: version == 1 ? 8 : 4)
+    }
+}

@@ -1,0 +1,199 @@
+/// What a track carries, from its handler.
+public enum TrackKind: String, Sendable, CaseIterable {
+    case video, audio, metadata, text, timecode, other
+
+    init(handler: FourCC) {
+        switch handler {
+        case "vide", "pict", "auxv": self = .video
+        case "soun": self = .audio
+        case "meta", "mdta": self = .metadata
+        case "text", "sbtl", "subt", "clcp", "subp": self = .text
+        case "tmcd": self = .timecode
+        default: self = .other
+        }
+    }
+}
+
+/// Audio facts, from the most truthful field available.
+public struct AudioInfo: Sendable, Equatable {
+    /// nil when the only field is a known placeholder (APAC in an ISO AudioSampleEntry says 2).
+    public var channels: Int?
+    public var sampleRate: Double?
+    /// Spatial audio: APAC, or multichannel LPCM that is the alternative to a stereo fallback.
+    public var spatial: Bool
+}
+
+/// Video facts: coded size, display size after the matrix, colour.
+public struct VideoInfo: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var displayWidth: Int
+    public var displayHeight: Int
+    public var rotation: Int?
+    public var frameRate: Double?
+    /// "HLG", "PQ" or nil (SDR or not signalled).
+    public var hdr: String?
+    /// Dolby Vision profile.compatibility, e.g. "8.4".
+    public var dolbyVision: String?
+    public var dolbyVisionLevel: Int?
+}
+
+/// One `trak` with its headers decoded. The box itself stays as read; the writer copies it.
+public struct Track: Sendable {
+    public var box: Box
+    /// Box path for messages, e.g. `moov/trak[3]`.
+    public let path: String
+    public var header: TrackHeaderBox
+    public let mediaHeader: MediaHeaderBox
+    public let handler: HandlerBox
+    public let editList: EditListBox?
+    public let extendedLanguage: ExtendedLanguageBox?
+    /// Outgoing references: `fall` → [2] for the spatial track.
+    public var references: [(type: FourCC, trackIDs: [UInt32])]
+    public let sampleEntries: [Box]
+    public let sampleTable: SampleTable
+    /// The movie's time scale, for durations in seconds.
+    public let movieTimescale: UInt32
+
+    public init(box: Box, path: String, movieTimescale: UInt32) throws {
+        self.box = box
+        self.path = path
+        self.movieTimescale = movieTimescale
+        func need(_ child: Box?, _ name: String) throws -> Box {
+            guard let child else { throw KeepTrackError.malformed(path: path, offset: box.offset, reason: "track has no \(name)") }
+            return child
+        }
+        header = try TrackHeaderBox(box: need(box.first("tkhd"), "tkhd"), path: path + "/tkhd")
+        try Self.checkLength(box.first("tkhd")!, path: path + "/tkhd", minimum: header.header.version == 1 ? 92 : 80)
+        let mdia = try need(box.first("mdia"), "mdia")
+        mediaHeader = try MediaHeaderBox(box: need(mdia.first("mdhd"), "mdia/mdhd"), path: path + "/mdia/mdhd")
+        handler = try HandlerBox(box: need(mdia.first("hdlr"), "mdia/hdlr"), path: path + "/mdia/hdlr")
+        editList = try box.find(["edts", "elst"]).map { try EditListBox(box: $0, path: path + "/edts/elst") }
+        extendedLanguage = try mdia.first("elng").map { try ExtendedLanguageBox(box: $0, path: path + "/mdia/elng") }
+        var references: [(FourCC, [UInt32])] = []
+        for child in box.first("tref")?.children ?? [] {
+            references.append((child.type, try TrackReferenceTypeBox(box: child, path: path + "/tref/\(child.type)").trackIDs))
+        }
+        self.references = references
+        let stbl = try need(mdia.find(["minf", "stbl"]), "mdia/minf/stbl")
+        sampleEntries = stbl.first("stsd")?.children ?? []
+        sampleTable = try SampleTable(stbl: stbl, path: path + "/mdia/minf/stbl")
+    }
+
+    static func checkLength(_ box: Box, path: String, minimum: Int) throws {
+        if box.payload.count < minimum {
+            throw KeepTrackError.malformed(path: path, offset: box.offset, reason: "is \(box.payload.count) bytes, version \(box.payload.first ?? 0) needs \(minimum)")
+        }
+    }
+
+    public var id: UInt32 { header.trackID }
+    public var isEnabled: Bool { header.isEnabled }
+    public var alternateGroup: UInt16 { header.alternateGroup }
+    public var kind: TrackKind { TrackKind(handler: handler.handlerType) }
+    public var format: FourCC? { sampleEntries.first?.type }
+
+    public func referencedIDs(_ type: FourCC) -> [UInt32] {
+        references.filter { $0.type == type }.flatMap(\.trackIDs)
+    }
+
+    /// Track duration in seconds, from tkhd in movie time (what players show).
+    public var duration: Double {
+        movieTimescale == 0 ? 0 : Double(header.duration) / Double(movieTimescale)
+    }
+
+    public var mediaDuration: Double {
+        mediaHeader.timescale == 0 ? 0 : Double(sampleTable.mediaDuration) / Double(mediaHeader.timescale)
+    }
+
+    public var language: String? { extendedLanguage?.language ?? mediaHeader.languageCode }
+
+    public var bitrate: Double? {
+        let seconds = mediaDuration
+        return seconds > 0 ? Double(sampleTable.totalBytes) * 8 / seconds : nil
+    }
+
+    // MARK: Codec
+
+    static let lpcmFormats: Set<FourCC> = ["lpcm", "sowt", "twos", "in24", "in32", "fl32", "fl64", "raw ", "ipcm", "fpcm"]
+
+    public var isLPCM: Bool { format.map(Self.lpcmFormats.contains) ?? false }
+
+    public var codecName: String? {
+        guard let format else { return nil }
+        switch format {
+        case "avc1", "avc3": return "H.264" + (configuration(AVCConfigurationBox.self, "avcC").map { " \($0.profileName)" } ?? "")
+        case "hvc1", "hev1": return "HEVC" + (configuration(HEVCConfigurationBox.self, "hvcC").map { " \($0.profileName)" } ?? "")
+        case "dvh1", "dvhe": return "Dolby Vision HEVC"
+        case "dvav", "dva1": return "Dolby Vision H.264"
+        case "av01": return "AV1"
+        case "vp09": return "VP9"
+        case "ap4h", "ap4x", "apch", "apcn", "apcs", "apco": return "Apple ProRes"
+        case "jpeg", "mjpa": return "Motion JPEG"
+        case "mp4a": return "AAC"
+        case "apac": return "Apple Positional Audio (APAC)"
+        case "alac": return "Apple Lossless (ALAC)"
+        case "ac-3": return "AC-3"
+        case "ec-3": return "E-AC-3"
+        case "Opus": return "Opus"
+        case "fLaC": return "FLAC"
+        case "mebx": return "timed metadata (mebx)"
+        case "tmcd": return "timecode"
+        case "tx3g", "text": return "text"
+        default: return isLPCM ? "LPCM" : nil
+        }
+    }
+
+    /// A child box of the first sample entry, decoded as `V`.
+    public func configuration<V: BoxView>(_ type: V.Type, _ fourCC: FourCC) -> V? {
+        guard let entry = sampleEntries.first, let box = entry.first(fourCC) else { return nil }
+        return try? V(box: box)
+    }
+
+    public var audioEntry: AudioSampleEntry? {
+        guard kind == .audio, let entry = sampleEntries.first, entry.isContainer else { return nil }
+        return try? AudioSampleEntry(decoding: entry.payload)
+    }
+
+    public var visualEntry: VisualSampleEntry? {
+        guard kind == .video, let entry = sampleEntries.first, entry.isContainer else { return nil }
+        return try? VisualSampleEntry(decoding: entry.payload)
+    }
+
+    /// Spatial by codec; multichannel LPCM counts as spatial when it names a fallback (ProRes recordings).
+    public var isSpatialAudio: Bool {
+        guard kind == .audio else { return false }
+        if format == "apac" { return true }
+        if isLPCM, let channels = audio?.channels, channels >= 4, !referencedIDs("fall").isEmpty { return true }
+        return false
+    }
+
+    public var audio: AudioInfo? {
+        guard kind == .audio else { return nil }
+        guard let entry = audioEntry else { return AudioInfo(channels: nil, sampleRate: nil, spatial: format == "apac") }
+        var channels: Int? = entry.effectiveChannels
+        var rate: Double? = entry.effectiveSampleRate
+        if entry.version != 2, format == "apac" {
+            // ISO AudioSampleEntry for APAC: channelcount is a placeholder; the layout lives in opaque `dapa`.
+            channels = nil
+        }
+        if rate == 0 { rate = Double(mediaHeader.timescale) }
+        if channels == 0 { channels = nil }
+        let spatial = format == "apac" || (isLPCM && (channels ?? 0) >= 4 && !referencedIDs("fall").isEmpty)
+        return AudioInfo(channels: channels, sampleRate: rate, spatial: spatial)
+    }
+
+    public var video: VideoInfo? {
+        guard kind == .video, let entry = visualEntry else { return nil }
+        let rotation = header.rotation
+        var displayWidth = Int(header.width >> 16)
+        var displayHeight = Int(header.height >> 16)
+        if displayWidth == 0 || displayHeight == 0 { displayWidth = Int(entry.width); displayHeight = Int(entry.height) }
+        if rotation == 90 || rotation == 270 { swap(&displayWidth, &displayHeight) }
+        let frameRate: Double? = mediaDuration > 0 ? Double(sampleTable.sampleCount) / mediaDuration : nil
+        let dolby = configuration(DolbyVisionConfigurationBox.self, "dvvC") ?? configuration(DolbyVisionConfigurationBox.self, "dvcC")
+            ?? configuration(DolbyVisionConfigurationBox.self, "dvwC")
+        return VideoInfo(width: Int(entry.width), height: Int(entry.height), displayWidth: displayWidth, displayHeight: displayHeight,
+                         rotation: rotation, frameRate: frameRate, hdr: configuration(ColourInformationBox.self, "colr")?.hdrTransfer,
+                         dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level)
+    }
+}

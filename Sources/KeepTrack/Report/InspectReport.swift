@@ -1,0 +1,169 @@
+import Foundation
+
+/// What `inspect` tells about a movie, for people (`text`) and for scripts (`json`).
+/// The JSON keys are documented in the README and kept stable.
+public struct InspectReport: Sendable {
+    public let movie: Movie
+    public let name: String
+
+    public init(movie: Movie, name: String) {
+        self.movie = movie
+        self.name = name
+    }
+
+    // MARK: JSON
+
+    public var json: JSONValue {
+        var pairs: [(String, JSONValue)] = [
+            ("file", .string(name)),
+            ("container", .string(movie.isQuickTime ? "quicktime" : "mp4")),
+            ("brands", .array(brands.map { .string($0.description) })),
+            ("duration", .double(rounded(movie.duration))),
+            ("fastStart", .bool(movie.isFastStart)),
+            ("tracks", .array(movie.tracks.map(trackJSON))),
+        ]
+        pairs.append(("alternateGroups", .array(movie.alternateGroups.map { group in
+            .object([
+                ("id", .int(Int64(group.id))),
+                ("tracks", .array(group.tracks.map { .int(Int64($0.id)) })),
+                ("enabled", .array(group.tracks.filter(\.isEnabled).map { .int(Int64($0.id)) })),
+            ])
+        })))
+        pairs.append(("metadata", .object(movie.metadata.map { ($0.key, .string($0.value)) })))
+        return .object(pairs)
+    }
+
+    var brands: [FourCC] {
+        guard let fileType = movie.fileType else { return [] }
+        var result = [fileType.majorBrand]
+        for brand in fileType.compatibleBrands where brand.rawValue != 0 && !result.contains(brand) { result.append(brand) }
+        return result
+    }
+
+    func rounded(_ value: Double, places: Double = 1000) -> Double { (value * places).rounded() / places }
+
+    func trackJSON(_ track: Track) -> JSONValue {
+        var references: [(String, JSONValue)] = []
+        for reference in track.references {
+            references.append((reference.type.description, .array(reference.trackIDs.map { .int(Int64($0)) })))
+        }
+        var referencedBy: [(String, JSONValue)] = []
+        for incoming in movie.referrers(of: track.id) {
+            if let index = referencedBy.firstIndex(where: { $0.0 == incoming.type.description }), case .array(var ids) = referencedBy[index].1 {
+                ids.append(.int(Int64(incoming.from)))
+                referencedBy[index].1 = .array(ids)
+            } else {
+                referencedBy.append((incoming.type.description, .array([.int(Int64(incoming.from))])))
+            }
+        }
+        var audio: JSONValue = .null
+        if let info = track.audio {
+            audio = .object([("channels", .optional(info.channels)), ("sampleRate", .optional(info.sampleRate)), ("spatial", .bool(info.spatial))])
+        }
+        var video: JSONValue = .null
+        if let info = track.video {
+            video = .object([
+                ("width", .int(Int64(info.width))), ("height", .int(Int64(info.height))),
+                ("displayWidth", .int(Int64(info.displayWidth))), ("displayHeight", .int(Int64(info.displayHeight))),
+                ("rotation", .optional(info.rotation)), ("frameRate", .optional(info.frameRate.map { rounded($0) })),
+                ("hdr", .optional(info.hdr)), ("dolbyVision", .optional(info.dolbyVision)),
+            ])
+        }
+        return .object([
+            ("id", .int(Int64(track.id))),
+            ("kind", .string(track.kind.rawValue)),
+            ("handler", .string(track.handler.handlerType.description)),
+            ("format", .optional(track.format?.description)),
+            ("codec", .optional(track.codecName)),
+            ("enabled", .bool(track.isEnabled)),
+            ("alternateGroup", .int(Int64(track.alternateGroup))),
+            ("references", .object(references)),
+            ("referencedBy", .object(referencedBy)),
+            ("duration", .double(rounded(track.duration))),
+            ("samples", .int(Int64(track.sampleTable.sampleCount))),
+            ("bytes", .int(Int64(track.sampleTable.totalBytes))),
+            ("bitrate", .optional(track.bitrate.map { $0.rounded() })),
+            ("language", .optional(track.language)),
+            ("audio", audio),
+            ("video", video),
+        ])
+    }
+
+    // MARK: Text
+
+    public var text: String {
+        var lines: [String] = []
+        let container = movie.isQuickTime ? "QuickTime movie" : "MP4"
+        let layout = movie.isFastStart ? "moov first (fast start)" : "moov after mdat"
+        lines.append("\(name): \(container), \(String(format: "%.2f", movie.duration)) s, \(movie.tracks.count) track\(movie.tracks.count == 1 ? "" : "s"), \(layout)")
+        lines.append("")
+        let header = ["id", "kind", "format", "codec", "plays", "group", "details"]
+        var rows: [[String]] = [header]
+        for track in movie.tracks {
+            rows.append([String(track.id), track.kind.rawValue, track.format?.description ?? "-", track.codecName ?? "?",
+                         track.isEnabled ? "yes" : "no", track.alternateGroup == 0 ? "-" : String(track.alternateGroup), details(track)])
+        }
+        let widths = (0..<header.count - 1).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            var line = "  "
+            for column in 0..<header.count - 1 { line += row[column].rightPadded(to: widths[column]) + "  " }
+            line += row[header.count - 1]
+            lines.append(line)
+        }
+        let groups = movie.alternateGroups
+        if !groups.isEmpty { lines.append("") }
+        for group in groups {
+            lines.append(contentsOf: groupLines(group))
+        }
+        if !movie.metadata.isEmpty {
+            lines.append("")
+            lines.append("Metadata")
+            let width = movie.metadata.map(\.key.count).max() ?? 0
+            for item in movie.metadata { lines.append("  \(item.key.rightPadded(to: width))  \(item.value)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func details(_ track: Track) -> String {
+        var parts: [String] = []
+        if let audio = track.audio {
+            parts.append(audio.channels.map { "\($0) ch" } ?? "channels unknown")
+            if let rate = audio.sampleRate { parts.append("\(Int(rate)) Hz") }
+            if audio.spatial { parts.append("spatial") }
+        }
+        if let video = track.video {
+            var size = "\(video.width)x\(video.height)"
+            if let rotation = video.rotation, rotation != 0 {
+                size += " shown \(video.displayWidth)x\(video.displayHeight) (rotated \(rotation)°)"
+            }
+            parts.append(size)
+            if let rate = video.frameRate { parts.append(String(format: "%.2f fps", rate)) }
+            if let hdr = video.hdr { parts.append(hdr) }
+            if let dolby = video.dolbyVision { parts.append("Dolby Vision \(dolby)") }
+        }
+        for reference in track.references {
+            let ids = reference.trackIDs.map(String.init).joined(separator: ",")
+            parts.append(reference.type == "fall" ? "falls back to \(ids)" : "\(reference.type)→\(ids)")
+        }
+        let fallbackFor = movie.referrers(of: track.id).filter { $0.type == "fall" }.map { String($0.from) }
+        if !fallbackFor.isEmpty { parts.append("fallback for \(fallbackFor.joined(separator: ","))") }
+        if let language = track.language { parts.append(language) }
+        return parts.joined(separator: ", ")
+    }
+
+    func groupLines(_ group: (id: UInt16, tracks: [Track])) -> [String] {
+        let enabled = group.tracks.filter(\.isEnabled)
+        let describe = { (track: Track) in "track \(track.id) (\(track.format?.description ?? "?")\(track.audio?.spatial == true ? ", spatial" : ""))" }
+        var lines = ["Alternate group \(group.id): " + group.tracks.map(describe).joined(separator: " / ")]
+        switch enabled.count {
+        case 1:
+            let others = group.tracks.filter { !$0.isEnabled }.map { String($0.id) }
+            lines.append("  plays track \(enabled[0].id)" + (others.isEmpty ? "" : "; track\(others.count == 1 ? "" : "s") \(others.joined(separator: ", ")) available as alternative"))
+        case 0:
+            lines.append("  no track enabled: simple players play nothing from this group")
+        default:
+            lines.append("  \(enabled.count) tracks enabled (\(enabled.map { String($0.id) }.joined(separator: ", "))): players mix them — echo")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,239 @@
+/// Lays out a new movie from output tracks: `ftyp`, the kept top-level boxes, `moov` and one
+/// `mdat`, with chunks interleaved by time. Everything in each `trak` is copied as given except the
+/// layout boxes (`stsc`, `stco`/`co64`), which are rebuilt for the new chunk positions.
+public struct MovieWriter {
+    public struct Options: Sendable {
+        /// moov before mdat (fast start), the default; false keeps it at the end.
+        public var moovFirst = true
+        /// Seconds of media per chunk.
+        public var chunkDuration = 0.5
+        /// Use co64 even when every offset fits 32 bits (tests of the 64-bit path).
+        public var forceLargeOffsets = false
+        public init() {}
+    }
+
+    public var fileType: Box?
+    /// The source moov: every child but the `trak`s is copied in its place; tracks come from `tracks`.
+    public var moovTemplate: Box
+    /// Top-level boxes other than ftyp/moov/mdat and padding (free, skip, wide), kept before moov.
+    public var otherTopLevel: [Box]
+    public var tracks: [OutputTrack]
+    public var options: Options
+
+    public init(fileType: Box?, moovTemplate: Box, otherTopLevel: [Box] = [], tracks: [OutputTrack], options: Options = Options()) {
+        self.fileType = fileType
+        self.moovTemplate = moovTemplate
+        self.otherTopLevel = otherTopLevel
+        self.tracks = tracks
+        self.options = options
+    }
+
+    /// A writer that passes every track of `movie` through.
+    public init(passingThrough movie: Movie, options: Options = Options()) {
+        self.init(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
+                  otherTopLevel: Self.keptTopLevel(movie.boxes, source: movie.source),
+                  tracks: movie.tracks.map { OutputTrack($0, in: movie) }, options: options)
+    }
+
+    static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
+
+    /// Top-level boxes worth keeping (udta, meta, uuid, ...) with their bytes loaded.
+    static func keptTopLevel(_ boxes: [Box], source: ByteSource) -> [Box] {
+        boxes.filter { !layoutTypes.contains($0.type) }
+    }
+
+    public struct Summary: Sendable {
+        public var bytesWritten: UInt64
+        public var moovSize: UInt64
+        public var mdatOffset: UInt64
+        public var chunkCount: Int
+        public var largeOffsets: Bool
+    }
+
+    /// The moov and mdat header for a layout, computed before a byte is written.
+    struct Layout {
+        var moov: Box
+        var mdatHeader: [UInt8]
+        var dataStart: UInt64
+        var largeOffsets: Bool
+    }
+
+    func makeLayout(plan: ChunkPlan, prefixSize: UInt64) throws -> Layout {
+        let mdatLarge = plan.totalBytes + 8 > UInt64(UInt32.max)
+        let mdatHeaderSize: UInt64 = mdatLarge ? 16 : 8
+        var large = options.forceLargeOffsets
+        while true {
+            // First pass with placeholder offsets to learn the moov size (it depends only on stco vs co64).
+            let sizingMoov = try buildMoov(plan: plan, dataStart: 0, large: large)
+            let dataStart = options.moovFirst ? prefixSize + sizingMoov.size + mdatHeaderSize : prefixSize + mdatHeaderSize
+            let lastEnd = dataStart + plan.totalBytes
+            if !large && lastEnd > UInt64(UInt32.max) && plan.chunks.contains(where: { _ in true }) {
+                if try maxChunkOffset(plan: plan, dataStart: dataStart) > UInt64(UInt32.max) { large = true; continue }
+            }
+            let moov = try buildMoov(plan: plan, dataStart: dataStart, large: large)
+            var header = ByteWriter()
+            if mdatLarge {
+                header.u32(1); header.fourCC("mdat"); header.u64(plan.totalBytes + 16)
+            } else {
+                header.u32(UInt32(plan.totalBytes + 8)); header.fourCC("mdat")
+            }
+            return Layout(moov: moov, mdatHeader: header.bytes, dataStart: dataStart, largeOffsets: large)
+        }
+    }
+
+    func maxChunkOffset(plan: ChunkPlan, dataStart: UInt64) throws -> UInt64 {
+        var offset = dataStart
+        var last = dataStart
+        for chunk in plan.chunks { last = offset; offset += chunk.byteCount }
+        return last
+    }
+
+    /// The moov with each track's stsc and stco/co64 rebuilt for chunks starting at `dataStart`.
+    func buildMoov(plan: ChunkPlan, dataStart: UInt64) throws -> Box { try buildMoov(plan: plan, dataStart: dataStart, large: false) }
+
+    func buildMoov(plan: ChunkPlan, dataStart: UInt64, large: Bool) throws -> Box {
+        var offsets = Array(repeating: [UInt64](), count: tracks.count)
+        var stscs = Array(repeating: [UInt32](), count: tracks.count)
+        var position = dataStart
+        for chunk in plan.chunks {
+            offsets[chunk.track].append(position)
+            position += chunk.byteCount
+            let number = UInt32(offsets[chunk.track].count)
+            let count = UInt32(chunk.sampleCount)
+            let entries = stscs[chunk.track].count
+            // A new stsc run only where samples-per-chunk or description changes.
+            if entries >= 3, stscs[chunk.track][entries - 2] == count, stscs[chunk.track][entries - 1] == chunk.descriptionIndex { continue }
+            stscs[chunk.track].append(contentsOf: [number, count, chunk.descriptionIndex])
+        }
+        var traks: [Box] = []
+        for (index, track) in tracks.enumerated() {
+            traks.append(try rebuildLayout(of: track.trak, offsets: offsets[index], stsc: stscs[index], large: large))
+        }
+        var moov = moovTemplate
+        var inserted = false
+        moov.modifyChildren { children in
+            var result: [Box] = []
+            for child in children {
+                if child.type == "trak" {
+                    if !inserted { result.append(contentsOf: traks); inserted = true }
+                } else {
+                    result.append(child)
+                }
+            }
+            if !inserted { result.append(contentsOf: traks) }
+            children = result
+        }
+        return moov
+    }
+
+    func rebuildLayout(of trak: Box, offsets: [UInt64], stsc: [UInt32], large: Bool) throws -> Box {
+        var trak = trak
+        var found = false
+        trak.modifyChildren { trakChildren in
+            for t in trakChildren.indices where trakChildren[t].type == "mdia" {
+                trakChildren[t].modifyChildren { mdiaChildren in
+                    for m in mdiaChildren.indices where mdiaChildren[m].type == "minf" {
+                        mdiaChildren[m].modifyChildren { minfChildren in
+                            for s in minfChildren.indices where minfChildren[s].type == "stbl" {
+                                found = true
+                                minfChildren[s].modifyChildren { stblChildren in
+                                    Self.replaceLayoutBoxes(&stblChildren, offsets: offsets, stsc: stsc, large: large)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard found else { throw KeepTrackError.malformed(path: "trak", offset: trak.offset, reason: "track has no mdia/minf/stbl") }
+        return trak
+    }
+
+    static func replaceLayoutBoxes(_ children: inout [Box], offsets: [UInt64], stsc: [UInt32], large: Bool) {
+        var stscView = SampleToChunkBox()
+        stscView.triples = stsc
+        let stscBox = Box(type: "stsc", bytes: stscView.encoded())
+        let offsetBox: Box
+        if large {
+            offsetBox = Box(type: "co64", bytes: ChunkLargeOffsetBox(offsets: offsets).encoded())
+        } else {
+            var view = ChunkOffsetBox()
+            view.offsets = offsets.map { UInt32($0) }
+            offsetBox = Box(type: "stco", bytes: view.encoded())
+        }
+        var placedStsc = false
+        var placedOffsets = false
+        var result: [Box] = []
+        for child in children {
+            switch child.type {
+            case "stsc":
+                if !placedStsc { result.append(stscBox); placedStsc = true }
+            case "stco", "co64":
+                if !placedOffsets { result.append(offsetBox); placedOffsets = true }
+            default:
+                result.append(child)
+            }
+        }
+        if !placedStsc { result.append(stscBox) }
+        if !placedOffsets { result.append(offsetBox) }
+        children = result
+    }
+
+    /// Writes the movie into `output` (which the caller commits or discards).
+    public func write(to output: OutputFile) throws -> Summary {
+        let plan = ChunkPlan(tracks: tracks, chunkDuration: options.chunkDuration)
+        var prefix = ByteWriter()
+        if let fileType { try fileType.write(to: &prefix) }
+        for box in otherTopLevel {
+            let source = tracks.first?.data
+            try box.write(to: &prefix, source: source)
+        }
+        let layout = try makeLayout(plan: plan, prefixSize: UInt64(prefix.bytes.count))
+        try output.write(prefix.bytes)
+        let moovBytes = try layout.moov.serialized()
+        if options.moovFirst { try output.write(moovBytes) }
+        try output.write(layout.mdatHeader)
+        let mdatOffset = output.position - UInt64(layout.mdatHeader.count)
+        guard output.position == layout.dataStart else {
+            throw KeepTrackError.io("internal layout error: data starts at \(output.position), planned \(layout.dataStart)")
+        }
+        try copySamples(plan: plan, to: output)
+        if !options.moovFirst { try output.write(moovBytes) }
+        return Summary(bytesWritten: output.position, moovSize: UInt64(moovBytes.count), mdatOffset: mdatOffset,
+                       chunkCount: plan.chunks.count, largeOffsets: layout.largeOffsets)
+    }
+
+    /// Copies sample bytes chunk by chunk, merging byte ranges that are adjacent in the source
+    /// so contiguous runs go out in one `copy_file_range`.
+    func copySamples(plan: ChunkPlan, to output: OutputFile) throws {
+        var iterators = tracks.map { $0.table.samples.makeIterator() }
+        var buffer = [UInt8](repeating: 0, count: 1 << 22)
+        var pendingTrack = -1
+        var pendingStart: UInt64 = 0
+        var pendingLength: UInt64 = 0
+        func flush() throws {
+            if pendingLength > 0 {
+                try output.copy(from: tracks[pendingTrack].data, offset: pendingStart, length: pendingLength, buffer: &buffer)
+            }
+            pendingLength = 0
+        }
+        for chunk in plan.chunks {
+            for _ in 0..<chunk.sampleCount {
+                guard let sample = iterators[chunk.track].next() else {
+                    throw KeepTrackError.io("internal layout error: track \(chunk.track) ran out of samples")
+                }
+                if sample.size == 0 { continue }
+                let sameSource = pendingTrack >= 0 && tracks[pendingTrack].data === tracks[chunk.track].data
+                if sameSource, pendingLength > 0, pendingStart + pendingLength == sample.offset {
+                    pendingLength += UInt64(sample.size)
+                } else {
+                    try flush()
+                    pendingTrack = chunk.track
+                    pendingStart = sample.offset
+                    pendingLength = UInt64(sample.size)
+                }
+            }
+        }
+        try flush()
+    }
+}

@@ -1,0 +1,245 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#else
+private let systemWrite = Darwin.write
+#endif
+
+/// A destination written atomically: bytes go to a temporary file beside it, which is fsynced and
+/// renamed over the destination only when complete. On any error — or SIGINT/SIGTERM, through
+/// `TemporaryFileRegistry` — the temporary file is removed and the destination left untouched.
+public final class OutputFile {
+    public let destination: String
+    public let temporaryPath: String
+    public let descriptor: Int32
+    public private(set) var position: UInt64 = 0
+    private var finished = false
+    private let overwrite: Bool
+    private let registration: Int
+
+    /// Opens a temporary file beside `destination`.
+    /// - Parameters:
+    ///   - overwrite: replace an existing destination (`--force`); otherwise an existing one is refused.
+    ///   - inputs: files that must not be the destination (refused even with `--force`).
+    public init(destination: String, overwrite: Bool, inputs: [String] = []) throws {
+        self.destination = destination
+        self.overwrite = overwrite
+        var existing = stat()
+        let exists = lstat(destination, &existing) == 0
+        for input in inputs {
+            var info = stat()
+            if exists, stat(input, &info) == 0, info.st_dev == existing.st_dev, info.st_ino == existing.st_ino {
+                throw KeepTrackError.usage("the output \(destination) is the input file; write to another path (or use --in-place where offered)")
+            }
+        }
+        if exists && !overwrite {
+            throw KeepTrackError.cannotCreate("\(destination) already exists; use --force to replace it")
+        }
+        if exists, (existing.st_mode & S_IFMT) == S_IFDIR {
+            throw KeepTrackError.cannotCreate("\(destination) is a folder")
+        }
+        let url = URL(fileURLWithPath: destination)
+        let folder = url.deletingLastPathComponent().path
+        var template = Array((folder + "/." + url.lastPathComponent + ".keeptrack-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw KeepTrackError.cannotCreate("cannot create a file in \(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))")
+        }
+        descriptor = fd
+        temporaryPath = String(cString: template)
+        fchmod(fd, 0o644 & ~Self.umaskValue)
+        registration = TemporaryFileRegistry.shared.register(temporaryPath)
+    }
+
+    static let umaskValue: mode_t = {
+        let value = umask(0o022)
+        umask(value)
+        return value
+    }()
+
+    deinit {
+        if !finished { discard() }
+    }
+
+    /// Appends bytes.
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    public func write(_ buffer: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < buffer.count {
+            let wrote = systemWrite(descriptor, buffer.baseAddress! + done, buffer.count - done)
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                throw Self.writeError(errno, destination)
+            }
+            done += wrote
+        }
+        position += UInt64(buffer.count)
+    }
+
+    /// Copies `length` bytes at `offset` of `source`; uses copy_file_range between files (no user-space copy).
+    public func copy(from source: ByteSource, offset: UInt64, length: UInt64, buffer: inout [UInt8]) throws {
+        var remaining = length
+        var sourceOffset = offset
+        if source is ZeroByteSource {
+            // Leave a hole; commit() extends the file to its full length.
+            guard lseek(descriptor, off_t(length), SEEK_CUR) >= 0 else { throw Self.writeError(errno, destination) }
+            position += length
+            return
+        }
+        if let file = source as? FileByteSource {
+            #if os(Linux)
+            var fastPathWorks = true
+            while remaining > 0 && fastPathWorks {
+                var inOffset = off_t(sourceOffset)
+                guard let copyFileRange = Self.copyFileRange else { fastPathWorks = false; break }
+                let copied = copyFileRange(file.fileDescriptor, &inOffset, descriptor, nil, Int(min(remaining, 1 << 30)), 0)
+                if copied > 0 {
+                    remaining -= UInt64(copied)
+                    sourceOffset += UInt64(copied)
+                    position += UInt64(copied)
+                } else if copied == 0 {
+                    throw KeepTrackError.io("\(file.path): unexpected end of file at \(sourceOffset)")
+                } else if errno == EINTR {
+                    continue
+                } else if errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO {
+                    throw Self.writeError(errno, destination)
+                } else {
+                    fastPathWorks = false // EXDEV, EINVAL, ENOSYS: fall back to read/write
+                }
+            }
+            #endif
+            while remaining > 0 {
+                let count = Int(min(remaining, UInt64(buffer.count)))
+                try buffer.withUnsafeMutableBytes { raw in
+                    try file.read(at: sourceOffset, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+                    try write(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                }
+                remaining -= UInt64(count)
+                sourceOffset += UInt64(count)
+            }
+            return
+        }
+        while remaining > 0 {
+            let count = Int(min(remaining, 1 << 24))
+            try write(source.read(at: sourceOffset, count: count))
+            remaining -= UInt64(count)
+            sourceOffset += UInt64(count)
+        }
+    }
+
+    #if os(Linux)
+    typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int
+    /// glibc's copy_file_range, looked up at run time (Swift's Glibc module does not export it).
+    static let copyFileRange: CopyFileRange? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "copy_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: CopyFileRange.self)
+    }()
+    #endif
+
+    static func writeError(_ code: Int32, _ destination: String) -> KeepTrackError {
+        if code == ENOSPC || code == EDQUOT { return .io("\(destination): no space left on the device") }
+        if code == EFBIG { return .io("\(destination): file too large for this file system or limit") }
+        return .io("\(destination): \(String(cString: strerror(code)))")
+    }
+
+    /// fsyncs and moves the temporary file to the destination.
+    public func commit() throws {
+        var info = stat()
+        if fstat(descriptor, &info) == 0, UInt64(info.st_size) < position, ftruncate(descriptor, off_t(position)) != 0 {
+            throw Self.writeError(errno, destination)
+        }
+        guard fsync(descriptor) == 0 else { throw Self.writeError(errno, destination) }
+        close(descriptor)
+        if overwrite {
+            guard rename(temporaryPath, destination) == 0 else {
+                let code = errno
+                discard(closing: false)
+                throw KeepTrackError.cannotCreate("cannot move the finished file to \(destination): \(String(cString: strerror(code)))")
+            }
+        } else {
+            // link() refuses an existing name, so a file that appeared meanwhile is never replaced.
+            guard link(temporaryPath, destination) == 0 else {
+                let code = errno
+                discard(closing: false)
+                if code == EEXIST { throw KeepTrackError.cannotCreate("\(destination) already exists; use --force to replace it") }
+                throw KeepTrackError.cannotCreate("cannot create \(destination): \(String(cString: strerror(code)))")
+            }
+            unlink(temporaryPath)
+        }
+        finished = true
+        TemporaryFileRegistry.shared.unregister(registration)
+        // Make the rename itself durable.
+        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
+        if folderFD >= 0 { fsync(folderFD); close(folderFD) }
+    }
+
+    /// Removes the temporary file; the destination is untouched.
+    public func discard(closing: Bool = true) {
+        guard !finished else { return }
+        finished = true
+        if closing { close(descriptor) }
+        unlink(temporaryPath)
+        TemporaryFileRegistry.shared.unregister(registration)
+    }
+}
+
+/// Temporary outputs to delete if the process is interrupted. The signal handler only calls
+/// async-signal-safe `unlink` on C strings prepared in advance.
+public final class TemporaryFileRegistry: @unchecked Sendable {
+    public static let shared = TemporaryFileRegistry()
+    static let capacity = 64
+    static let pathLength = 4096
+    private let lock = NSLock()
+    nonisolated(unsafe) static var slots: UnsafeMutablePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity * pathLength)
+        pointer.initialize(repeating: 0, count: capacity * pathLength)
+        return pointer
+    }()
+    private var used = Set<Int>()
+    private var installed = false
+
+    func register(_ path: String) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        installHandlers()
+        guard let slot = (0..<Self.capacity).first(where: { !used.contains($0) }) else { return -1 }
+        let bytes = Array(path.utf8CString.prefix(Self.pathLength - 1)) + [0]
+        let base = Self.slots + slot * Self.pathLength
+        for (index, byte) in bytes.enumerated() { base[index] = byte }
+        used.insert(slot)
+        return slot
+    }
+
+    func unregister(_ slot: Int) {
+        guard slot >= 0 else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        (Self.slots + slot * Self.pathLength).pointee = 0
+        used.remove(slot)
+    }
+
+    private func installHandlers() {
+        guard !installed else { return }
+        installed = true
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            signal(signalNumber) { number in
+                for slot in 0..<TemporaryFileRegistry.capacity {
+                    let base = TemporaryFileRegistry.slots + slot * TemporaryFileRegistry.pathLength
+                    if base.pointee != 0 { unlink(base) }
+                }
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+    }
+}

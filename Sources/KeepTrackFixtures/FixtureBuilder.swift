@@ -1,0 +1,413 @@
+import Foundation
+import KeepTrack
+
+/// Writes synthetic movies with the iPhone layout and chosen variations. The container is real
+/// (every box a player or keeptrack reads is there); the payloads are opaque deterministic bytes,
+/// which the movie's metadata states (`com.keeptrack.synthetic`).
+public struct FixtureBuilder {
+    public var options: FixtureOptions
+
+    public init(_ options: FixtureOptions = FixtureOptions()) { self.options = options }
+
+    /// Track ids: video 1, stereo 2, spatial 3, metadata 4...
+    public static let videoID: UInt32 = 1
+    public static let stereoID: UInt32 = 2
+    public static let spatialID: UInt32 = 3
+
+    static let movieTimescale: UInt32 = 600
+
+    /// Writes the movie to `path` (replacing it) and returns the path.
+    @discardableResult
+    public func write(to path: String) throws -> String {
+        let output = try OutputFile(destination: path, overwrite: true)
+        do {
+            _ = try makeWriter().write(to: output)
+            try output.commit()
+        } catch {
+            output.discard()
+            throw error
+        }
+        return path
+    }
+
+    /// The whole movie in memory (small fixtures only).
+    public func bytes() throws -> [UInt8] {
+        let folder = FileManager.default.temporaryDirectory.path
+        let path = folder + "/keeptrack-fixture-\(UUID().uuidString).mov"
+        try write(to: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    public func makeWriter() throws -> MovieWriter {
+        var tracks: [OutputTrack] = []
+        if options.includeVideo { tracks.append(try videoTrack()) }
+        var audio: [OutputTrack] = []
+        if options.includeStereo { audio.append(try stereoTrack()) }
+        if options.includeSpatial { audio.append(try spatialTrack()) }
+        if options.spatialFirst { audio.reverse() }
+        tracks += audio
+        if options.includeVideo {
+            for index in 0..<options.metadataTracks { tracks.append(try metadataTrack(id: UInt32(4 + index))) }
+        }
+        let ids = tracks.map { try! TrackHeaderBox(box: $0.trak.first("tkhd")!).trackID }
+        var mvhd = MovieHeaderBox()
+        mvhd.timescale = Self.movieTimescale
+        mvhd.duration = UInt64(options.duration * Double(Self.movieTimescale))
+        mvhd.creationTime = 3_811_000_000
+        mvhd.modificationTime = mvhd.creationTime
+        mvhd.reserved = Array(repeating: 0, count: 10)
+        mvhd.quickTimeTimes = Array(repeating: 0, count: 24)
+        mvhd.nextTrackID = (ids.max() ?? 0) + 1
+        var moovChildren = [Box(type: "mvhd", bytes: mvhd.encoded())]
+        moovChildren += tracks.map(\.trak)
+        if options.movieMetadata { moovChildren.append(movieMeta()) }
+        var writerOptions = MovieWriter.Options()
+        writerOptions.moovFirst = options.moovFirst
+        writerOptions.forceLargeOffsets = options.largeOffsets
+        writerOptions.chunkDuration = options.chunkDuration
+        return MovieWriter(fileType: fileType(), moovTemplate: Box(type: "moov", children: moovChildren), tracks: tracks, options: writerOptions)
+    }
+
+    func fileType() -> Box {
+        var ftyp = FileTypeBox()
+        switch options.flavour {
+        case .quickTime:
+            ftyp.majorBrand = "qt  "
+            ftyp.minorVersion = 0
+            ftyp.compatibleBrands = ["qt  "]
+        case .mp4:
+            ftyp.majorBrand = "mp42"
+            ftyp.compatibleBrands = ["mp42", "isom"]
+        }
+        return Box(type: "ftyp", bytes: ftyp.encoded())
+    }
+
+    // MARK: Tracks
+
+    func videoTrack() throws -> OutputTrack {
+        let timescale: UInt32 = 600
+        let count = max(1, Int(options.duration * Double(options.frameRate)))
+        let delta = UInt32(timescale) / UInt32(options.frameRate)
+        let gop = options.frameRate
+        let frameBytes = options.videoFrameBytes
+        let sizes: [UInt32] = (0..<count).map { index in
+            index % gop == 0 ? UInt32(frameBytes * 4) : UInt32(frameBytes + (index * 37) % 200)
+        }
+        var entry = VisualSampleEntry()
+        entry.reserved = Array(repeating: 0, count: 6)
+        entry.width = 1920
+        entry.height = 1080
+        var name = Array("HEVC".utf8)
+        name.insert(UInt8(name.count), at: 0)
+        entry.compressorName = name + Array(repeating: 0, count: 32 - name.count)
+        var hvcC = HEVCConfigurationBox()
+        hvcC.profileByte = 2 // Main 10
+        hvcC.profileCompatibility = 0x2000_0000
+        hvcC.constraintFlags = [0x90, 0, 0, 0, 0, 0]
+        hvcC.levelIDC = 123
+        hvcC.rest = [0xF0, 0x00, 0xFC, 0xFD, 0xFA, 0xFA, 0x00, 0x00, 0x0F, 0x00]
+        var colr = ColourInformationBox()
+        colr.primaries = 9; colr.transfer = 18; colr.matrixCoefficients = 9
+        var dvvC = DolbyVisionConfigurationBox()
+        dvvC.packed = UInt16(8) << 9 | UInt16(7) << 3 | 0b101
+        dvvC.compatibilityByte = 4 << 4
+        dvvC.rest = Array(repeating: 0, count: 19)
+        let sampleEntry = Box(type: "hvc1", prefix: entry.encoded(), children: [
+            Box(type: "hvcC", bytes: hvcC.encoded()), Box(type: "colr", bytes: colr.encoded()), Box(type: "dvvC", bytes: dvvC.encoded()),
+        ])
+        var stts = TimeToSampleBox(); stts.pairs = [UInt32(count), delta]
+        // Composition offsets of a simple IBP pattern.
+        var ctts = CompositionOffsetBox()
+        let pattern: [UInt32] = [delta, delta * 2, 0]
+        var cttsPairs: [UInt32] = []
+        for index in 0..<count { cttsPairs.append(1); cttsPairs.append(pattern[index % 3]) }
+        ctts.pairs = cttsPairs
+        var stss = SyncSampleBox(); stss.sampleNumbers = stride(from: 1, through: count, by: gop).map(UInt32.init)
+        var sdtp = SampleDependencyBox(); sdtp.flags = (0..<count).map { $0 % gop == 0 ? 0x20 : 0x18 }
+        var stsz = SampleSizeBox(); stsz.sizes = sizes; stsz.sampleCount = UInt32(count)
+        let stbl = Box(type: "stbl", children: [
+            stsd(sampleEntry), Box(type: "stts", bytes: stts.encoded()), Box(type: "ctts", bytes: ctts.encoded()),
+            Box(type: "stss", bytes: stss.encoded()), Box(type: "sdtp", bytes: sdtp.encoded()), Box(type: "stsz", bytes: stsz.encoded()),
+            Box(type: "stsc", bytes: []), Box(type: "stco", bytes: []),
+        ])
+        var matrix = TrackHeaderBox.identityMatrix
+        switch options.rotation {
+        case 90: matrix = [0, 0x10000, 0, 0xFFFF_0000, 0, 0, 0, 0, 0x4000_0000]
+        case 180: matrix = [0xFFFF_0000, 0, 0, 0, 0xFFFF_0000, 0, 0, 0, 0x4000_0000]
+        case 270: matrix = [0, 0xFFFF_0000, 0, 0x10000, 0, 0, 0, 0, 0x4000_0000]
+        default: break
+        }
+        let trak = makeTrak(id: Self.videoID, handler: "vide", timescale: timescale, mediaDuration: UInt64(count) * UInt64(delta),
+                            enabled: true, group: 0, width: 1920, height: 1080, matrix: matrix, volume: 0,
+                            mediaHeader: Box(type: "vmhd", bytes: [0, 0, 0, 1, 0, 0x40, 0x80, 0, 0x80, 0, 0x80, 0]),
+                            references: [], extra: [], stbl: stbl)
+        return try output(trak: trak, id: Self.videoID, sizes: sizes, timescale: timescale, sparse: options.sparseVideo)
+    }
+
+    var stereoEnabled: Bool { options.enabled == .stereoOnly || options.enabled == .both }
+    var spatialEnabled: Bool { options.enabled == .spatialOnly || options.enabled == .both }
+
+    func stereoTrack() throws -> OutputTrack {
+        let count = audioPacketCount
+        let sizes = (0..<count).map { UInt32(340 + ($0 * 53) % 90) }
+        var entry = AudioSampleEntry()
+        entry.reserved = Array(repeating: 0, count: 6)
+        entry.channelCount = 2
+        entry.sampleSize = 16
+        entry.sampleRate = 48000 << 16
+        if options.flavour == .quickTime {
+            entry.version = 1
+            entry.compressionID = -2
+            entry.samplesPerPacket = 1024
+            entry.bytesPerPacket = 0
+            entry.bytesPerFrame = 0
+            entry.bytesPerSample = 2
+        }
+        let sampleEntry = Box(type: "mp4a", prefix: entry.encoded(), children: [Box(type: "esds", bytes: Self.aacElementaryStreamDescriptor)])
+        let stbl = audioTable(entry: sampleEntry, sizes: sizes, sync: false)
+        let group = options.includeSpatial ? options.alternateGroup : 0
+        let trak = makeTrak(id: Self.stereoID, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * 1024,
+                            enabled: stereoEnabled || !options.includeSpatial, group: group, width: 0, height: 0,
+                            matrix: TrackHeaderBox.identityMatrix, volume: 0x100,
+                            mediaHeader: Box(type: "smhd", bytes: [0, 0, 0, 0, 0, 0, 0, 0]), references: [],
+                            extra: [], stbl: stbl)
+        return try output(trak: trak, id: Self.stereoID, sizes: sizes, timescale: 48000, sparse: false)
+    }
+
+    func spatialTrack() throws -> OutputTrack {
+        let count = audioPacketCount
+        let channels = options.spatialChannels
+        var sampleEntry: Box
+        var sizes: [UInt32]
+        var entry = AudioSampleEntry()
+        entry.reserved = Array(repeating: 0, count: 6)
+        var perPacketFrames: UInt32 = 1024
+        if options.spatialAsLPCM {
+            // 4-channel 24-bit LPCM as a v2 SoundDescription (ProRes recordings).
+            perPacketFrames = 1
+            entry.version = 2
+            entry.channelCount = 3; entry.sampleSize = 16; entry.compressionID = -2; entry.sampleRate = 0x10000
+            entry.audioSampleRateBits = Double(48000).bitPattern
+            entry.audioChannels = UInt32(channels)
+            entry.constBitsPerChannel = 24
+            entry.formatSpecificFlags = 0xC // signed integer, packed
+            entry.constBytesPerAudioPacket = UInt32(3 * channels)
+            entry.constLPCMFramesPerAudioPacket = 1
+            sampleEntry = Box(type: "lpcm", prefix: entry.encoded(), children: [])
+            sizes = Array(repeating: UInt32(3 * channels), count: count * 1024)
+        } else {
+            let dapa = Box(type: "dapa", bytes: [0, 0, 0, 0, 0x08, 0, 0x14, 0x01, 0x80, 0x0E, 0x05, 0x40, UInt8(channels), 0x7A, 0x33, 0x10])
+            if options.flavour == .quickTime {
+                entry.version = 2
+                entry.channelCount = 3; entry.sampleSize = 16; entry.compressionID = -2; entry.sampleRate = 0x10000
+                entry.audioSampleRateBits = Double(48000).bitPattern
+                entry.audioChannels = UInt32(channels)
+                entry.constLPCMFramesPerAudioPacket = 1024
+                sampleEntry = Box(type: "apac", prefix: entry.encoded(), children: [dapa, Box(type: "ngst", bytes: [0, 0, 0, 0, 0, 0, 0, 1])])
+            } else {
+                // AVAssetWriter's ISO entry: channelcount 2 is a placeholder.
+                entry.channelCount = 2; entry.sampleSize = 16; entry.sampleRate = 48000 << 16
+                sampleEntry = Box(type: "apac", prefix: entry.encoded(), children: [dapa])
+            }
+            sizes = (0..<count).map { UInt32(600 + ($0 * 71) % 160) }
+        }
+        var stbl = audioTable(entry: sampleEntry, sizes: sizes, sync: !options.spatialAsLPCM, delta: options.spatialAsLPCM ? 1 : 1024)
+        if !options.spatialAsLPCM {
+            // Pre-roll groups as iPhone writes them.
+            var sgpd = SampleGroupDescriptionBox()
+            sgpd.header.version = 1; sgpd.groupingType = "prol"; sgpd.defaultLength = 2; sgpd.entryCount = 1; sgpd.entries = [0, 1]
+            var sbgp = SampleToGroupBox()
+            sbgp.groupingType = "prol"; sbgp.pairs = [1, 1, UInt32(count - 1), 0]
+            stbl.modifyChildren { $0.insert(contentsOf: [Box(type: "sgpd", bytes: sgpd.encoded()), Box(type: "sbgp", bytes: sbgp.encoded())], at: 1) }
+        }
+        var references: [Box] = []
+        if options.fallReference && options.includeStereo {
+            references.append(Box(type: "fall", bytes: TrackReferenceTypeBox(trackIDs: [Self.stereoID]).encoded()))
+        }
+        if let dangling = options.danglingReference {
+            references.append(Box(type: "folw", bytes: TrackReferenceTypeBox(trackIDs: [dangling]).encoded()))
+        }
+        let group = options.includeStereo ? options.alternateGroup : 0
+        let trak = makeTrak(id: Self.spatialID, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * UInt64(perPacketFrames == 1 ? 1024 : 1024),
+                            enabled: spatialEnabled || !options.includeStereo, group: group, width: 0, height: 0,
+                            matrix: TrackHeaderBox.identityMatrix, volume: 0x100,
+                            mediaHeader: Box(type: "smhd", bytes: [0, 0, 0, 0, 0, 0, 0, 0]), references: references,
+                            extra: [], stbl: stbl)
+        return try output(trak: trak, id: Self.spatialID, sizes: sizes, timescale: 48000, sparse: false)
+    }
+
+    func metadataTrack(id: UInt32) throws -> OutputTrack {
+        let key = Array("mdta".utf8) + Array("com.apple.quicktime.video-orientation".utf8)
+        let keyd = Box(type: "keyd", bytes: key)
+        let dtyp = Box(type: "dtyp", bytes: [0, 0, 0, 0, 0, 0, 0, 66])
+        let local = Box(type: FourCC(rawValue: 1), prefix: [], children: [keyd, dtyp])
+        let keys = Box(type: "keys", prefix: [], children: [local])
+        let sampleEntry = Box(type: "mebx", prefix: [0, 0, 0, 0, 0, 0, 0, 1], children: [keys])
+        let count = max(1, Int(options.duration))
+        let sizes = Array(repeating: UInt32(10), count: count)
+        var stts = TimeToSampleBox(); stts.pairs = [UInt32(count), 600]
+        var stsz = SampleSizeBox(); stsz.constantSize = 10; stsz.sampleCount = UInt32(count)
+        let stbl = Box(type: "stbl", children: [
+            stsd(sampleEntry), Box(type: "stts", bytes: stts.encoded()), Box(type: "stsz", bytes: stsz.encoded()),
+            Box(type: "stsc", bytes: []), Box(type: "stco", bytes: []),
+        ])
+        let reference = Box(type: "cdsc", bytes: TrackReferenceTypeBox(trackIDs: [Self.videoID]).encoded())
+        let trak = makeTrak(id: id, handler: "meta", timescale: 600, mediaDuration: UInt64(count) * 600, enabled: true, group: 0,
+                            width: 0, height: 0, matrix: TrackHeaderBox.identityMatrix, volume: 0,
+                            mediaHeader: Box(type: "nmhd", bytes: [0, 0, 0, 0]), references: [reference], extra: [], stbl: stbl)
+        return try output(trak: trak, id: id, sizes: sizes, timescale: 600, sparse: false)
+    }
+
+    // MARK: Pieces
+
+    var audioPacketCount: Int { max(1, Int((options.duration * 48000 / 1024).rounded(.up))) }
+
+    func stsd(_ entry: Box) -> Box {
+        Box(type: "stsd", prefix: [0, 0, 0, 0, 0, 0, 0, 1], children: [entry])
+    }
+
+    func audioTable(entry: Box, sizes: [UInt32], sync: Bool, delta: UInt32 = 1024) -> Box {
+        var stts = TimeToSampleBox(); stts.pairs = [UInt32(sizes.count), delta]
+        var stsz = SampleSizeBox()
+        if Set(sizes).count == 1 { stsz.constantSize = sizes[0]; stsz.sampleCount = UInt32(sizes.count) } else { stsz.sizes = sizes; stsz.sampleCount = UInt32(sizes.count) }
+        var children = [stsd(entry), Box(type: "stts", bytes: stts.encoded())]
+        if sync {
+            var stss = SyncSampleBox(); stss.sampleNumbers = stride(from: 1, through: sizes.count, by: 76).map(UInt32.init)
+            children.append(Box(type: "stss", bytes: stss.encoded()))
+        }
+        children += [Box(type: "stsz", bytes: stsz.encoded()), Box(type: "stsc", bytes: []), Box(type: "stco", bytes: [])]
+        return Box(type: "stbl", children: children)
+    }
+
+    func makeTrak(id: UInt32, handler: FourCC, timescale: UInt32, mediaDuration: UInt64, enabled: Bool, group: UInt16,
+                  width: UInt32, height: UInt32, matrix: [UInt32], volume: Int16, mediaHeader: Box, references: [Box],
+                  extra: [Box], stbl: Box) -> Box {
+        let movieDuration = mediaDuration * UInt64(Self.movieTimescale) / UInt64(timescale)
+        var tkhd = TrackHeaderBox()
+        tkhd.header.flags = enabled ? 0xF : 0xE
+        tkhd.creationTime = 3_811_000_000
+        tkhd.modificationTime = tkhd.creationTime
+        tkhd.trackID = id
+        tkhd.duration = movieDuration
+        tkhd.reserved2 = Array(repeating: 0, count: 8)
+        tkhd.alternateGroup = group
+        tkhd.volume = volume
+        tkhd.matrix = matrix
+        tkhd.width = width << 16
+        tkhd.height = height << 16
+        var elst = EditListBox()
+        var edit = EditListBox.Entry()
+        edit.segmentDuration = movieDuration
+        elst.entries = [edit]
+        var mdhd = MediaHeaderBox()
+        mdhd.creationTime = tkhd.creationTime
+        mdhd.modificationTime = tkhd.creationTime
+        mdhd.timescale = timescale
+        mdhd.duration = mediaDuration
+        mdhd.language = options.flavour == .quickTime ? 0x55C4 : 0x55C4 // "und"
+        var hdlr = HandlerBox()
+        hdlr.reserved = Array(repeating: 0, count: 12)
+        var minfHandler: Box?
+        if options.flavour == .quickTime {
+            hdlr.componentType = "mhlr"
+            hdlr.handlerType = handler
+            let name = Array("Core Media \(handler == "vide" ? "Video" : handler == "soun" ? "Audio" : "Metadata")".utf8)
+            hdlr.nameBytes = [UInt8(name.count)] + name
+            var dataHandler = HandlerBox()
+            dataHandler.componentType = "dhlr"; dataHandler.handlerType = "alis"
+            dataHandler.reserved = Array(repeating: 0, count: 12)
+            let dataName = Array("Core Media Data Handler".utf8)
+            dataHandler.nameBytes = [UInt8(dataName.count)] + dataName
+            minfHandler = Box(type: "hdlr", bytes: dataHandler.encoded())
+        } else {
+            hdlr.handlerType = handler
+            hdlr.nameBytes = Array("Core Media \(handler)".utf8) + [0]
+        }
+        let dref = Box(type: "dref", prefix: [0, 0, 0, 0, 0, 0, 0, 1], children: [
+            Box(type: options.flavour == .quickTime ? "alis" : "url ", bytes: [0, 0, 0, 1]),
+        ])
+        var minfChildren = [mediaHeader]
+        if let minfHandler { minfChildren.append(minfHandler) }
+        minfChildren += [Box(type: "dinf", children: [dref]), stbl]
+        var mdiaChildren = [Box(type: "mdhd", bytes: mdhd.encoded())]
+        if handler == "soun" { mdiaChildren.append(Box(type: "elng", bytes: [0, 0, 0, 0] + Array("und".utf8) + [0])) }
+        mdiaChildren += [Box(type: "hdlr", bytes: hdlr.encoded()), Box(type: "minf", children: minfChildren)]
+        var trakChildren = [Box(type: "tkhd", bytes: tkhd.encoded())]
+        if handler == "soun" { trakChildren.append(Box(type: "tgas", bytes: [0, 0, 0, 0, 0, 0])) }
+        trakChildren.append(Box(type: "edts", children: [Box(type: "elst", bytes: elst.encoded())]))
+        if !references.isEmpty { trakChildren.append(Box(type: "tref", children: references)) }
+        trakChildren += extra
+        trakChildren.append(Box(type: "mdia", children: mdiaChildren))
+        return Box(type: "trak", children: trakChildren)
+    }
+
+    /// The track's sample bytes: a deterministic pattern per track and sample, or zeros left as holes.
+    func output(trak: Box, id: UInt32, sizes: [UInt32], timescale: UInt32, sparse: Bool) throws -> OutputTrack {
+        var offsets: [UInt64] = []
+        offsets.reserveCapacity(sizes.count)
+        var total: UInt64 = 0
+        for size in sizes { offsets.append(total); total += UInt64(size) }
+        let data: ByteSource
+        if sparse {
+            data = ZeroByteSource(size: total)
+        } else {
+            var bytes = [UInt8](repeating: 0, count: Int(total))
+            var state = UInt64(id) &* 0x9E37_79B9_7F4A_7C15
+            for index in bytes.indices {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes[index] = UInt8(truncatingIfNeeded: state >> 56)
+            }
+            data = MemoryByteSource(bytes)
+        }
+        // One sample per source chunk: the writer regroups them.
+        let table = SampleTable(sampleCount: sizes.count, sizes: sizes, constantSize: 0, chunkOffsets: offsets,
+                                sampleToChunk: sizes.isEmpty ? [] : [1, 1, 1], timeToSample: [])
+        var realTable = table
+        // Decode times come from the trak's stts so interleaving follows the real timing.
+        if let stbl = trak.find(["mdia", "minf", "stbl"]), let sttsBox = stbl.first("stts"), let stts = try? TimeToSampleBox(box: sttsBox) {
+            let description = (stbl.first("stsd")?.children.isEmpty ?? true) ? [] : [UInt32(1), 1, 1]
+            realTable = SampleTable(sampleCount: sizes.count, sizes: sizes, constantSize: 0, chunkOffsets: offsets,
+                                    sampleToChunk: sizes.isEmpty ? [] : description, timeToSample: stts.pairs)
+        }
+        return OutputTrack(trak: trak, table: realTable, data: data, timescale: timescale)
+    }
+
+    func movieMeta() -> Box {
+        let items: [(String, String)] = [
+            ("com.apple.quicktime.make", "Apple"),
+            ("com.apple.quicktime.model", "keeptrack synthetic iPhone layout"),
+            ("com.apple.quicktime.software", "keeptrack fixture builder"),
+            ("com.apple.quicktime.creationdate", "2026-11-29T10:00:00+0000"),
+            ("com.apple.quicktime.location.ISO6709", "+00.0000+000.0000+000.000/"),
+            ("com.keeptrack.synthetic", "payloads are opaque bytes, not decodable media"),
+        ]
+        var keys = MetadataKeysBox()
+        keys.keys = items.map { item in
+            var key = MetadataKeysBox.Key()
+            key.name = Array(item.0.utf8)
+            return key
+        }
+        var hdlr = HandlerBox()
+        hdlr.handlerType = "mdta"
+        hdlr.reserved = Array(repeating: 0, count: 12)
+        hdlr.nameBytes = [0]
+        var ilstChildren: [Box] = []
+        for (index, item) in items.enumerated() {
+            var data = MetadataDataBox()
+            data.value = Array(item.1.utf8)
+            ilstChildren.append(Box(type: FourCC(rawValue: UInt32(index + 1)), prefix: [], children: [Box(type: "data", bytes: data.encoded())]))
+        }
+        return Box(type: "meta", children: [Box(type: "hdlr", bytes: hdlr.encoded()), Box(type: "keys", bytes: keys.encoded()),
+                                            Box(type: "ilst", children: ilstChildren)])
+    }
+
+    /// ES_Descriptor for AAC-LC, 48 kHz, stereo.
+    static let aacElementaryStreamDescriptor: [UInt8] = [
+        0, 0, 0, 0, // version, flags
+        0x03, 0x19, 0x00, 0x02, 0x00, // ES_Descriptor, ES_ID 2
+        0x04, 0x11, 0x40, 0x15, 0x00, 0x06, 0x00, 0x00, 0x02, 0xEE, 0x00, 0x00, 0x02, 0xEE, 0x00, // DecoderConfig: AAC, audio, 192 kb/s
+        0x05, 0x02, 0x11, 0x90, // AudioSpecificConfig: AAC-LC, 48000 Hz, 2 channels
+        0x06, 0x01, 0x02, // SLConfig
+    ]
+}

@@ -1,0 +1,3 @@
+import KeepTrackCLI
+import Foundation
+exit(KeepTrackCommandLine.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,69 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+import KeepTrackCLI
+import KeepTrackFixtures
+
+/// Where the real recordings live: `../shared/fixtures` beside the checkout (never copied into the repo).
+enum RealFixtures {
+    static let folder: URL = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/fixtures")
+    }()
+    static let iphone = folder.appendingPathComponent("iphone16pro-spatial-audio.mov").path
+    static let avAssetWriter = folder.appendingPathComponent("avassetwriter-apac.mp4").path
+    static var all: [String] { [iphone, avAssetWriter] }
+
+    /// The path, or a skip naming the missing folder (CI has it; a bare checkout may not).
+    static func require(_ path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw XCTSkip("real fixture \(path) not found: ../shared/fixtures is absent beside this checkout")
+        }
+        return path
+    }
+}
+
+/// A fresh temporary folder per test, removed afterwards.
+final class TemporaryFolder {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("keeptrack-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Runs the command line in-process and captures what it prints.
+func runCLI(_ arguments: [String]) -> (code: Int32, out: String, error: String) {
+    let (console, read) = Console.capturing()
+    let code = KeepTrackCommandLine.run(arguments, console: console)
+    let output = read()
+    return (code, output.out, output.error)
+}
+
+/// Runs an external tool (ffprobe, mediainfo) if installed; nil when it is not.
+func runTool(_ name: String, _ arguments: [String]) -> (code: Int32, out: String)? {
+    let candidates = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"]
+    guard let path = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// Writes a synthetic variant into `folder` and returns its path.
+func writeVariant(_ name: String, in folder: TemporaryFolder, extension ext: String? = nil) throws -> String {
+    let options = try XCTUnwrap(FixtureOptions.variant(name), "unknown variant \(name)")
+    let suffix = ext ?? (options.flavour == .mp4 ? "mp4" : "mov")
+    return try FixtureBuilder(options).write(to: folder.path("\(name).\(suffix)"))
+}
+
+/// SHA-256-free fingerprint of a file's bytes for "unchanged" checks in tests.
+func fileBytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what keeptrack's build, tests and demo need on a fresh Debian machine with the Swift
+# toolchain. Idempotent: installs only what is missing; uses sudo only when not root.
+set -euo pipefail
+
+# Debian packages: ffprobe/ffmpeg and mediainfo are the independent clients tests check our output with.
+PACKAGES=(ffmpeg mediainfo)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]})); then
+    SUDO=""
+    if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+    echo "setup: installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v swift >/dev/null || { echo "setup: the Swift toolchain is required (swift not on PATH)" >&2; exit 1; }
