@@ -2,7 +2,9 @@
 SWIFT ?= swift
 BIN := .build/release/keeptrack
 
-.PHONY: setup build demo test bench clean
+FUZZ_SECONDS ?= 60
+
+.PHONY: setup build demo test bench fuzz fuzz-smoke clean
 
 setup:
 	@scripts/setup.sh
@@ -13,12 +15,21 @@ build: setup
 demo: build
 	$(BIN) demo
 
-test: setup
+# The fuzz smoke runs first so the test runner's summary is the last thing printed.
+test: setup fuzz-smoke
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 bench: build
 	bench/run.sh
+
+# libFuzzer over the parser, track model, inspect and the remux planner (Fuzz/run.sh).
+fuzz: build
+	Fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: build
+	Fuzz/run.sh replay
+	Fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build

@@ -10,6 +10,7 @@ public enum KeepTrackCommandLine {
         InspectCommand.spec,
         RemuxCommand.spec,
         DemoCommand.spec,
+        FixtureCommand.spec,
     ]
 
     public static func run(_ arguments: [String], console: Console = .standard()) -> Int32 {
