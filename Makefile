@@ -10,7 +10,7 @@ setup:
 	@scripts/setup.sh
 
 build: setup
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 demo: build
 	$(BIN) demo

@@ -25,7 +25,7 @@ if [ "$mode" = "replay" ]; then
 fi
 # Seeds: the real recordings (beside the checkout; never committed) and synthetic variants.
 if [ -d ../shared/fixtures ]; then cp -f ../shared/fixtures/*.mov ../shared/fixtures/*.mp4 "$out/seeds/" 2>/dev/null || true; fi
-if [ ! -x .build/release/keeptrack ]; then swift build -c release >/dev/null; fi
+if [ ! -x .build/release/keeptrack ]; then swift build -c release --static-swift-stdlib >/dev/null; fi
 for variant in iphone spatial-first mp4 co64 moov-first no-fall audio-only lpcm-spatial; do
     [ -f "$out/seeds/$variant" ] || .build/release/keeptrack fixture "$variant" "$out/seeds/$variant" >/dev/null
 done

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Runs commands side by side and reports median wall time, peak RSS and ratios as a Markdown table.
+
+usage: measure.py --runs N --title TITLE [--baseline LABEL] --cmd LABEL 'shell command' [--cmd LABEL 'cmd' ...]
+       [--before 'shell command run before each timed run (not timed)']
+
+Each command runs N times (after one warm-up run), interleaved, so every tool sees the same cache
+state. Peak RSS comes from wait4()'s rusage of the child (and its children via the shell).
+"""
+import argparse, os, statistics, subprocess, sys, time
+
+def run_once(command, before):
+    if before:
+        subprocess.run(before, shell=True, check=True)
+    start = time.perf_counter()
+    proc = subprocess.Popen(["/bin/sh", "-c", "exec " + command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss / 1024.0, code, err
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--title", required=True)
+    parser.add_argument("--baseline")
+    parser.add_argument("--before")
+    parser.add_argument("--cmd", nargs=2, action="append", metavar=("LABEL", "COMMAND"), required=True)
+    args = parser.parse_args()
+    results = {label: [] for label, _ in args.cmd}
+    rss = {label: 0.0 for label, _ in args.cmd}
+    codes = {label: 0 for label, _ in args.cmd}
+    errors = {}
+    for label, command in args.cmd:  # warm-up
+        run_once(command, args.before)
+    for _ in range(args.runs):
+        for label, command in args.cmd:
+            elapsed, peak, code, err = run_once(command, args.before)
+            results[label].append(elapsed)
+            rss[label] = max(rss[label], peak)
+            codes[label] = code
+            if code != 0:
+                errors[label] = err.strip().splitlines()[-1:] if err.strip() else ["(no message)"]
+    baseline = args.baseline or args.cmd[0][0]
+    base = statistics.median(results[baseline])
+    print(f"\n### {args.title}\n")
+    print(f"| command | median wall (s) | ratio to {baseline} | peak RSS (MiB) | exit |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for label, command in args.cmd:
+        median = statistics.median(results[label])
+        print(f"| `{command}` | {median:.4f} | {median / base:.2f}× | {rss[label]:.1f} | {codes[label]} |")
+    for label, message in errors.items():
+        print(f"\n{label} exited non-zero: `{message[0][:200]}`")
+    print(f"\n{args.runs} runs each after one warm-up, interleaved.")
+
+if __name__ == "__main__":
+    main()
