@@ -33,6 +33,9 @@ final class InspectTests: XCTestCase {
             XCTAssertEqual(movie.track(id: id)?.format, "mebx")
             XCTAssertEqual(movie.track(id: id)?.kind, .metadata)
         }
+        XCTAssertEqual(movie.track(id: 4)?.timedMetadataKeys, ["com.apple.quicktime.video-orientation"])
+        XCTAssertTrue(movie.track(id: 6)?.timedMetadataKeys.contains { $0.contains("detected-face") } == true)
+        XCTAssertEqual(video.metadata.first { $0.key == "camera.lens_model" }?.value, "iPhone 16 Pro back camera 6.765mm f/1.78")
         let metadata = Dictionary(movie.metadata.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
         XCTAssertEqual(metadata["make"], "Apple")
         XCTAssertEqual(metadata["model"], "iPhone 16 Pro")

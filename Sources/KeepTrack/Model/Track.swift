@@ -182,6 +182,23 @@ public struct Track: Sendable {
         return AudioInfo(channels: channels, sampleRate: rate, spatial: spatial)
     }
 
+    /// Keys a timed metadata track carries (from the `keys` of its `mebx` sample entries), e.g.
+    /// `com.apple.quicktime.detected-face`: what the track describes, which decides whether it
+    /// still fits after the picture changes.
+    public var timedMetadataKeys: [String] {
+        var keys: [String] = []
+        for entry in sampleEntries where entry.type == "mebx" {
+            for local in entry.first("keys")?.children ?? [] {
+                guard let keyd = local.first("keyd"), keyd.payload.count > 4 else { continue }
+                keys.append(String(decoding: keyd.payload.dropFirst(4), as: UTF8.self))
+            }
+        }
+        return keys
+    }
+
+    /// Track-level QuickTime metadata (`trak/meta`: lens model, focal length, ...).
+    public var metadata: [(key: String, value: String)] { Movie.readMetadata(box.first("meta")) }
+
     public var video: VideoInfo? {
         guard kind == .video, let entry = visualEntry else { return nil }
         let rotation = header.rotation

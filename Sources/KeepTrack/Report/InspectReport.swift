@@ -86,6 +86,8 @@ public struct InspectReport: Sendable {
             ("language", .optional(track.language)),
             ("audio", audio),
             ("video", video),
+            ("metadataKeys", .array(track.timedMetadataKeys.map(JSONValue.string))),
+            ("metadata", .object(track.metadata.map { ($0.key, .string($0.value)) })),
         ])
     }
 
@@ -141,6 +143,8 @@ public struct InspectReport: Sendable {
             if let hdr = video.hdr { parts.append(hdr) }
             if let dolby = video.dolbyVision { parts.append("Dolby Vision \(dolby)") }
         }
+        let keys = track.timedMetadataKeys.map { $0.replacingOccurrences(of: "com.apple.quicktime.", with: "") }
+        if !keys.isEmpty { parts.append(keys.count <= 2 ? keys.joined(separator: " ") : "\(keys[0]) +\(keys.count - 1) keys") }
         for reference in track.references {
             let ids = reference.trackIDs.map(String.init).joined(separator: ",")
             parts.append(reference.type == "fall" ? "falls back to \(ids)" : "\(reference.type)→\(ids)")
