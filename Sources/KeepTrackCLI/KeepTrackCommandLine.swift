@@ -8,6 +8,7 @@ public enum KeepTrackCommandLine {
 
     public static let commands: [CommandSpec] = [
         InspectCommand.spec,
+        DumpCommand.spec,
         RemuxCommand.spec,
         DemoCommand.spec,
         FixtureCommand.spec,

@@ -16,10 +16,20 @@ public enum BoxParser {
         while offset < size {
             let remaining = size - offset
             guard remaining >= 8 else {
+                if offset == 0 { throw notAMovie(try source.read(at: 0, count: Int(remaining)), size: size) }
                 throw KeepTrackError.malformed(path: "", offset: offset, reason: "\(remaining) stray bytes at the end of the file, too few for a box header")
             }
             let head = try source.read(at: offset, count: Int(min(remaining, 32)))
-            let header = try parseHeader(head, available: remaining, offset: offset, path: "", topLevel: true)
+            let header: Header
+            do {
+                header = try parseHeader(head, available: remaining, offset: offset, path: "", topLevel: true)
+            } catch {
+                // A first "box" that is not one means the file is something else (text, an image, ...):
+                // say so instead of naming four bytes of it as a box type.
+                if offset == 0, !knownTopLevel.contains(FourCC(bytes: head[4..<8])) { throw notAMovie(head, size: size) }
+                throw error
+            }
+            if offset == 0, !knownTopLevel.contains(header.type), !header.type.isPrintable { throw notAMovie(head, size: size) }
             let payloadLength = header.size - UInt64(header.headerSize)
             let payloadOffset = offset + UInt64(header.headerSize)
             let path = header.type.description
@@ -33,7 +43,7 @@ public enum BoxParser {
                 }
                 let payload = try source.read(at: payloadOffset, count: Int(payloadLength))
                 var context = ParseContext()
-                box = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: payload,
+                box = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: payload[...],
                                    offset: offset, headerSize: header.headerSize, context: &context, path: path, depth: 0)
             }
             boxes.append(box)
@@ -42,10 +52,24 @@ public enum BoxParser {
         return boxes
     }
 
+    /// Types a movie file can start with (QuickTime files without `ftyp` start with any of these).
+    static let knownTopLevel: Set<FourCC> = [
+        "ftyp", "moov", "mdat", "wide", "free", "skip", "pnot", "uuid", "junk", "PICT", "styp", "sidx", "moof", "mfra", "meta", "pdin", "udta",
+    ]
+
+    static func notAMovie(_ head: [UInt8], size: UInt64) -> KeepTrackError {
+        let start = Array(head.prefix(16))
+        let isText = start.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let shown = isText
+            ? "text \"" + String(decoding: start.map { $0 < 0x20 ? 0x20 : $0 }, as: UTF8.self) + "\""
+            : "bytes " + FieldDumper.hex(start)
+        return .malformed(path: "", offset: 0, reason: "not a QuickTime/MP4 movie: the file (\(size) bytes) starts with \(shown), not a box header")
+    }
+
     /// Parses a sequence of boxes held in memory (the payload of a container, or a test buffer).
     public static func parseBoxes(_ bytes: [UInt8], baseOffset: UInt64 = 0) throws -> [Box] {
         var context = ParseContext()
-        let result = try parseChildren(bytes, from: 0, baseOffset: baseOffset, context: &context, path: "", depth: 0, strict: true)
+        let result = try parseChildren(bytes[...], from: 0, baseOffset: baseOffset, context: &context, path: "", depth: 0, strict: true)
         guard result.trailer.isEmpty else {
             throw KeepTrackError.malformed(path: "", offset: baseOffset + UInt64(bytes.count - result.trailer.count),
                                            reason: "\(result.trailer.count) stray bytes after the last box")
@@ -104,43 +128,47 @@ public enum BoxParser {
         return Header(type: type, size: size, headerSize: headerSize, form: form, userType: userType)
     }
 
-    static func parseBox(type: FourCC, form: Box.HeaderForm, userType: [UInt8]?, payload: [UInt8], offset: UInt64, headerSize: Int,
+    /// Parses one box whose payload is `payload` (a slice of its parent's bytes, so nesting copies nothing).
+    static func parseBox(type: FourCC, form: Box.HeaderForm, userType: [UInt8]?, payload: ArraySlice<UInt8>, offset: UInt64, headerSize: Int,
                          context: inout ParseContext, path: String, depth: Int) throws -> Box {
         guard depth < maximumDepth else {
             throw KeepTrackError.malformed(path: path, offset: offset, reason: "boxes nested more than \(maximumDepth) deep")
         }
         let payloadOffset = offset + UInt64(headerSize)
         if type == "hdlr", context.ancestors.last == "mdia", payload.count >= 12 {
-            context.handler = FourCC(bytes: payload[8..<12])
+            context.handler = FourCC(bytes: payload.dropFirst(8))
         }
-        switch BoxSchema.layout(of: type, payload: payload, context: context) {
+        // The layout depends only on the first fields (sample-entry versions), never on more than 64 bytes.
+        switch BoxSchema.layout(of: type, payload: Array(payload.prefix(64)), context: context) {
         case .leaf:
-            return Box(type: type, content: .bytes(payload), headerForm: form, userType: userType, offset: offset)
+            return Box(type: type, content: .bytes(Array(payload)), headerForm: form, userType: userType, offset: offset)
         case .container(let prefixLength, let strict):
             guard payload.count >= prefixLength else {
                 if strict {
                     throw KeepTrackError.malformed(path: path, offset: payloadOffset, reason: "needs \(prefixLength) bytes of fields, has \(payload.count)")
                 }
-                return Box(type: type, content: .bytes(payload), headerForm: form, userType: userType, offset: offset)
+                return Box(type: type, content: .bytes(Array(payload)), headerForm: form, userType: userType, offset: offset)
             }
             var inner = context
             inner.ancestors.append(type)
             do {
                 let parsed = try parseChildren(payload, from: prefixLength, baseOffset: payloadOffset, context: &inner, path: path, depth: depth + 1, strict: strict)
                 if type == "mdia" || type == "trak" { context.handler = inner.handler }
-                let container = Box.Container(prefix: Array(payload[0..<prefixLength]), children: parsed.children, trailer: parsed.trailer)
+                let container = Box.Container(prefix: Array(payload.prefix(prefixLength)), children: parsed.children, trailer: parsed.trailer)
                 return Box(type: type, content: .container(container), headerForm: form, userType: userType, offset: offset)
             } catch let error as KeepTrackError where !strict {
                 // A lenient container whose contents are not boxes: keep it whole, as it was.
                 if case .malformed(_, _, let reason) = error, reason.contains("nested more than") { throw error }
-                return Box(type: type, content: .bytes(payload), headerForm: form, userType: userType, offset: offset)
+                return Box(type: type, content: .bytes(Array(payload)), headerForm: form, userType: userType, offset: offset)
             }
         }
     }
 
-    static func parseChildren(_ payload: [UInt8], from start: Int, baseOffset: UInt64, context: inout ParseContext,
+    /// Parses the boxes in `payload` after its first `start` bytes; positions are relative to the slice start.
+    static func parseChildren(_ payload: ArraySlice<UInt8>, from start: Int, baseOffset: UInt64, context: inout ParseContext,
                               path: String, depth: Int, strict: Bool) throws -> (children: [Box], trailer: [UInt8]) {
         var children: [Box] = []
+        let base = payload.startIndex
         var position = start
         var counts: [FourCC: Int] = [:]
         while position < payload.count {
@@ -148,13 +176,17 @@ public enum BoxParser {
             let childOffset = baseOffset + UInt64(position)
             if remaining < 8 {
                 // Fewer bytes than a header: QuickTime's 32-bit zero terminator, or padding.
-                if strict, payload[position...].contains(where: { $0 != 0 }) {
+                if strict, payload[(base + position)...].contains(where: { $0 != 0 }) {
                     throw KeepTrackError.malformed(path: path, offset: childOffset, reason: "\(remaining) stray bytes after the last child box")
                 }
-                return (children, Array(payload[position...]))
+                return (children, Array(payload[(base + position)...]))
             }
-            let header = try parseHeader(payload[position...], available: UInt64(remaining), offset: childOffset, path: path, topLevel: false)
-            let childPayload = Array(payload[(position + header.headerSize)..<(position + Int(header.size))])
+            let header = try parseHeader(payload[(base + position)...], available: UInt64(remaining), offset: childOffset, path: path, topLevel: false)
+            if header.form == .toEnd {
+                let name = (path.isEmpty ? "" : path + "/") + header.type.description
+                throw KeepTrackError.malformed(path: name, offset: childOffset, reason: "size 0 (box runs to the end of the file) is only allowed for top-level boxes")
+            }
+            let childPayload = payload[(base + position + header.headerSize)..<(base + position + Int(header.size))]
             let index = counts[header.type, default: 0]
             counts[header.type] = index + 1
             let name = header.type.description

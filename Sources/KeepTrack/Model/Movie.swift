@@ -24,10 +24,11 @@ public struct Movie: Sendable {
         guard let mvhdBox = moov.first("mvhd") else {
             throw KeepTrackError.malformed(path: "moov", offset: moov.offset, reason: "movie has no mvhd")
         }
-        header = try MovieHeaderBox(box: mvhdBox, path: "moov/mvhd")
-        if mvhdBox.payload.count < (header.header.version == 1 ? 108 : 96) {
-            throw KeepTrackError.malformed(path: "moov/mvhd", offset: mvhdBox.offset, reason: "is \(mvhdBox.payload.count) bytes, too short for version \(header.header.version)")
+        let version = mvhdBox.payload.first ?? 0
+        if mvhdBox.payload.count < (version == 1 ? 108 : 96) {
+            throw KeepTrackError.malformed(path: "moov/mvhd", offset: mvhdBox.offset, reason: "is \(mvhdBox.payload.count) bytes, too short for version \(version)")
         }
+        header = try MovieHeaderBox(box: mvhdBox, path: "moov/mvhd")
         var tracks: [Track] = []
         var seen: Set<UInt32> = []
         for (index, trak) in moov.all("trak").enumerated() {
@@ -41,8 +42,30 @@ public struct Movie: Sendable {
             try track.sampleTable.validate(fileSize: source.size, path: track.path + "/mdia/minf/stbl", offset: trak.offset)
             tracks.append(track)
         }
+        try Self.checkChunksDoNotOverlap(tracks)
         self.tracks = tracks
         metadata = Self.readMetadata(moov.first("meta"))
+    }
+
+    /// No byte of the file may belong to two chunks (of one track or of two): no writer produces that,
+    /// and a copy would duplicate the bytes or a repair change two tracks at once. Linear in chunks.
+    static func checkChunksDoNotOverlap(_ tracks: [Track]) throws {
+        var extents: [(start: UInt64, end: UInt64, track: Int, chunk: Int)] = []
+        for (index, track) in tracks.enumerated() {
+            var iterator = track.sampleTable.makeChunkIterator()
+            while let chunk = iterator.next() {
+                if chunk.byteCount > 0 { extents.append((chunk.offset, chunk.offset + chunk.byteCount, index, chunk.index)) }
+            }
+        }
+        extents.sort { $0.start < $1.start }
+        for (previous, next) in zip(extents, extents.dropFirst()) where next.start < previous.end {
+            let track = tracks[next.track], other = tracks[previous.track]
+            let table = track.sampleTable
+            let box: FourCC = table.usesLargeOffsets ? "co64" : "stco"
+            throw KeepTrackError.malformed(
+                path: track.path + "/mdia/minf/stbl/" + box.description, offset: table.boxOffsets[box] ?? track.box.offset,
+                reason: "chunk \(next.chunk + 1) of track \(track.id) (bytes \(next.start)..<\(next.end)) overlaps chunk \(previous.chunk + 1) of track \(other.id) (bytes \(previous.start)..<\(previous.end))")
+        }
     }
 
     public var moov: Box { boxes.first { $0.type == "moov" }! }

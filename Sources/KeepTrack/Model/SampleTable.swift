@@ -33,6 +33,8 @@ public struct SampleTable: Sendable {
     /// 1-based sync sample numbers; nil when every sample is a sync sample (no `stss`).
     public let syncSamples: [UInt32]?
     public let usesLargeOffsets: Bool
+    /// Where each table box (`stsz`, `stsc`, `stco`, ...) started in the file, so errors point at the box itself.
+    public var boxOffsets: [FourCC: UInt64] = [:]
 
     public init(sampleCount: Int, sizes: [UInt32], constantSize: UInt32, chunkOffsets: [UInt64], sampleToChunk: [UInt32],
                 timeToSample: [UInt32], compositionOffsets: [UInt32] = [], compositionOffsetsSigned: Bool = false,
@@ -86,6 +88,7 @@ public struct SampleTable: Sendable {
         self.init(sampleCount: count, sizes: sizes, constantSize: constant, chunkOffsets: offsets, sampleToChunk: stsc.triples,
                   timeToSample: stts.pairs, compositionOffsets: ctts?.pairs ?? [], compositionOffsetsSigned: (ctts?.header.version ?? 0) == 1,
                   syncSamples: stss?.sampleNumbers, usesLargeOffsets: large)
+        for child in stbl.children where boxOffsets[child.type] == nil { boxOffsets[child.type] = child.offset }
         try validate(path: path, offset: stbl.offset)
     }
 
@@ -97,18 +100,25 @@ public struct SampleTable: Sendable {
 
     /// Sum of all decode deltas, in media time scale units.
     public var mediaDuration: UInt64 {
-        stride(from: 0, to: timeToSample.count, by: 2).reduce(0) { $0 + UInt64(timeToSample[$1]) * UInt64(timeToSample[$1 + 1]) }
+        // Saturates instead of trapping: a lying stts must not crash a report.
+        stride(from: 0, to: timeToSample.count - 1, by: 2).reduce(UInt64(0)) { total, run in
+            let (sum, overflow) = total.addingReportingOverflow(UInt64(timeToSample[run]) * UInt64(timeToSample[run + 1]))
+            return overflow ? UInt64.max : sum
+        }
     }
 
     /// Checks that the tables agree with each other. File bounds are checked by `validate(fileSize:)`.
     func validate(path: String, offset: UInt64) throws {
-        func fail(_ box: String, _ reason: String) -> KeepTrackError { .malformed(path: path + "/" + box, offset: offset, reason: reason) }
-        if !sizes.isEmpty, sizes.count != sampleCount { throw fail("stsz", "has \(sizes.count) sizes for \(sampleCount) samples") }
+        func fail(_ box: FourCC, _ reason: String) -> KeepTrackError {
+            .malformed(path: path + "/" + box.description, offset: boxOffsets[box] ?? offset, reason: reason)
+        }
+        let sizeBox: FourCC = boxOffsets["stz2"] != nil && boxOffsets["stsz"] == nil ? "stz2" : "stsz"
+        if !sizes.isEmpty, sizes.count != sampleCount { throw fail(sizeBox, "has \(sizes.count) sizes for \(sampleCount) samples") }
         let sttsTotal = stride(from: 0, to: timeToSample.count, by: 2).reduce(UInt64(0)) { $0 + UInt64(timeToSample[$1]) }
-        if sttsTotal != UInt64(sampleCount) { throw fail("stts", "describes \(sttsTotal) samples, stsz has \(sampleCount)") }
+        if sttsTotal != UInt64(sampleCount) { throw fail("stts", "describes \(sttsTotal) samples, \(sizeBox) has \(sampleCount)") }
         if !compositionOffsets.isEmpty {
             let total = stride(from: 0, to: compositionOffsets.count, by: 2).reduce(UInt64(0)) { $0 + UInt64(compositionOffsets[$1]) }
-            if total != UInt64(sampleCount) { throw fail("ctts", "describes \(total) samples, stsz has \(sampleCount)") }
+            if total != UInt64(sampleCount) { throw fail("ctts", "describes \(total) samples, \(sizeBox) has \(sampleCount)") }
         }
         if let syncSamples {
             var previous: UInt32 = 0
@@ -128,18 +138,18 @@ public struct SampleTable: Sendable {
             let description = sampleToChunk[run * 3 + 2]
             if run == 0, first != 1 { throw fail("stsc", "first entry starts at chunk \(first), not 1") }
             let next = run + 1 < runs ? UInt64(sampleToChunk[(run + 1) * 3]) : UInt64(chunkOffsets.count) + 1
-            guard first >= 1, next > first else { throw fail("stsc", "entry \(run + 1) has first chunk \(first), not before \(next)") }
             guard first <= UInt64(chunkOffsets.count) else {
                 throw fail("stsc", "entry \(run + 1) points at chunk \(first), there are \(chunkOffsets.count)")
             }
+            guard first >= 1, next > first else { throw fail("stsc", "entry \(run + 1) has first chunk \(first), not before \(next)") }
             guard description >= 1 else { throw fail("stsc", "entry \(run + 1) has sample description index 0") }
             let chunks = min(next, UInt64(chunkOffsets.count) + 1) - first
             let (product, overflow) = chunks.multipliedReportingOverflow(by: perChunk)
-            mapped += overflow ? UInt64(UInt32.max) << 31 : product
-            if mapped > UInt64(sampleCount) { break }
+            let (sum, sumOverflow) = mapped.addingReportingOverflow(product)
+            mapped = overflow || sumOverflow ? UInt64.max : sum
         }
         if mapped != UInt64(sampleCount) {
-            throw fail("stsc", "maps \(mapped) samples into \(chunkOffsets.count) chunks, stsz has \(sampleCount)")
+            throw fail("stsc", "maps \(mapped == UInt64.max ? "more than 2^64" : String(mapped)) samples into \(chunkOffsets.count) chunks, \(sizeBox) has \(sampleCount)")
         }
     }
 
@@ -149,7 +159,8 @@ public struct SampleTable: Sendable {
         while let chunk = iterator.next() {
             let (end, overflow) = chunk.offset.addingReportingOverflow(chunk.byteCount)
             if overflow || end > fileSize {
-                throw KeepTrackError.malformed(path: path + (usesLargeOffsets ? "/co64" : "/stco"), offset: offset,
+                let box: FourCC = usesLargeOffsets ? "co64" : "stco"
+                throw KeepTrackError.malformed(path: path + "/" + box.description, offset: boxOffsets[box] ?? offset,
                     reason: "chunk \(chunk.index + 1) at \(chunk.offset) with \(chunk.byteCount) bytes runs past the end of the file (\(fileSize) bytes)")
             }
         }

@@ -63,8 +63,9 @@ public struct Track: Sendable {
             guard let child else { throw KeepTrackError.malformed(path: path, offset: box.offset, reason: "track has no \(name)") }
             return child
         }
-        header = try TrackHeaderBox(box: need(box.first("tkhd"), "tkhd"), path: path + "/tkhd")
-        try Self.checkLength(box.first("tkhd")!, path: path + "/tkhd", minimum: header.header.version == 1 ? 92 : 80)
+        let tkhd = try need(box.first("tkhd"), "tkhd")
+        try Self.checkLength(tkhd, path: path + "/tkhd", minimum: tkhd.payload.first == 1 ? 92 : 80)
+        header = try TrackHeaderBox(box: tkhd, path: path + "/tkhd")
         let mdia = try need(box.first("mdia"), "mdia")
         mediaHeader = try MediaHeaderBox(box: need(mdia.first("mdhd"), "mdia/mdhd"), path: path + "/mdia/mdhd")
         handler = try HandlerBox(box: need(mdia.first("hdlr"), "mdia/hdlr"), path: path + "/mdia/hdlr")
@@ -78,6 +79,11 @@ public struct Track: Sendable {
         let stbl = try need(mdia.find(["minf", "stbl"]), "mdia/minf/stbl")
         sampleEntries = stbl.first("stsd")?.children ?? []
         sampleTable = try SampleTable(stbl: stbl, path: path + "/mdia/minf/stbl")
+        let triples = sampleTable.sampleToChunk
+        for run in stride(from: 0, to: triples.count - 2, by: 3) where Int(triples[run + 2]) > sampleEntries.count {
+            throw KeepTrackError.malformed(path: path + "/mdia/minf/stbl/stsc", offset: sampleTable.boxOffsets["stsc"] ?? stbl.offset,
+                reason: "entry \(run / 3 + 1) names sample description \(triples[run + 2]), stsd has \(sampleEntries.count)")
+        }
     }
 
     static func checkLength(_ box: Box, path: String, minimum: Int) throws {
@@ -149,6 +155,13 @@ public struct Track: Sendable {
         return try? V(box: box)
     }
 
+    /// The AAC AudioSpecificConfig from the first sample entry's `esds` (QuickTime keeps it inside `wave`).
+    public var audioSpecificConfig: AudioSpecificConfig? {
+        guard kind == .audio, let entry = sampleEntries.first else { return nil }
+        guard let box = entry.first("esds") ?? entry.find(["wave", "esds"]) else { return nil }
+        return (try? ElementaryStreamDescriptorBox(box: box))?.audioSpecificConfig
+    }
+
     public var audioEntry: AudioSampleEntry? {
         guard kind == .audio, let entry = sampleEntries.first, entry.isContainer else { return nil }
         return try? AudioSampleEntry(decoding: entry.payload)
@@ -176,7 +189,13 @@ public struct Track: Sendable {
             // ISO AudioSampleEntry for APAC: channelcount is a placeholder; the layout lives in opaque `dapa`.
             channels = nil
         }
-        if rate == 0 { rate = Double(mediaHeader.timescale) }
+        if let config = audioSpecificConfig {
+            // The codec configuration is what a decoder obeys: it wins over a zero or disagreeing entry field.
+            if let configured = config.channels { channels = configured }
+            if rate == 0 || rate?.isFinite != true, let configured = config.outputSampleRate { rate = Double(configured) }
+        }
+        if let value = rate, !value.isFinite || value <= 0 || value > 10_000_000 { rate = nil }
+        if rate == nil || rate == 0 { rate = mediaHeader.timescale > 0 ? Double(mediaHeader.timescale) : nil }
         if channels == 0 { channels = nil }
         let spatial = format == "apac" || (isLPCM && (channels ?? 0) >= 4 && !referencedIDs("fall").isEmpty)
         return AudioInfo(channels: channels, sampleRate: rate, spatial: spatial)

@@ -7,6 +7,7 @@ public enum BoxRegistry {
         CompositionShiftBox.self, SyncSampleBox.self, SampleDependencyBox.self, SampleToChunkBox.self,
         SampleSizeBox.self, CompactSampleSizeBox.self, ChunkOffsetBox.self, ChunkLargeOffsetBox.self,
         SampleGroupDescriptionBox.self, SampleToGroupBox.self, MetadataKeysBox.self, MetadataDataBox.self,
+        ElementaryStreamDescriptorBox.self,
     ]
 
     static let byType: [FourCC: any BoxView.Type] = {

@@ -42,3 +42,9 @@ extension FieldCoder {
         try uint(name, &value, bytes: version == 1 ? 8 : 4)
     }
 }
+
+/// A view whose meaning is not a plain field list (nested descriptors, bit fields) adds decoded
+/// `name: value` lines to dumps after its fields.
+public protocol DumpAnnotated {
+    var annotationLines: [String] { get }
+}

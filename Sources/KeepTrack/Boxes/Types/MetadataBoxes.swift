@@ -28,7 +28,7 @@ public struct MetadataKeysBox: BoxView {
 }
 
 /// `data`: one value inside an `ilst` item (UTF-8 text, integers, ...).
-public struct MetadataDataBox: BoxView {
+public struct MetadataDataBox: BoxView, DumpAnnotated {
     public static let types: [FourCC] = ["data"]
     /// Well-known type: 1 UTF-8, 21 signed big-endian integer, 22 unsigned, 23 float32, 24 float64, ...
     public var typeIndicator: UInt32 = 1
@@ -41,6 +41,8 @@ public struct MetadataDataBox: BoxView {
         try coder.uint("locale", &locale, bytes: 4)
         try coder.rest("value", &value)
     }
+
+    public var annotationLines: [String] { ["text: \(displayValue)"] }
 
     /// The value as text a person can read.
     public var displayValue: String {

@@ -1,0 +1,28 @@
+import KeepTrack
+
+/// `keeptrack dump FILE [--depth N] [--all-entries] [--redact-location]`: the box tree with decoded fields.
+enum DumpCommand {
+    static let spec = CommandSpec(
+        name: "dump",
+        summary: "Print the box tree: path, offset, size, header form and decoded fields of typed boxes.",
+        arguments: "FILE",
+        positionals: 1...1,
+        options: [
+            .value("depth", "N", "Show boxes down to level N only (1 = top-level boxes)."),
+            .flag("all-entries", "Print every entry of sample tables and lists (default: the first \(BoxDump.defaultEntryLimit))."),
+            .flag("redact-location", "Print <redacted> for metadata values whose key mentions location (GPS position)."),
+        ],
+        discussion: """
+        Reads only the structure (mdat stays on disk). Works on files inspect rejects as long as the box
+        headers are sound, so it is the tool to look at a file keeptrack calls malformed.
+        Exit status: 0, 65 when the box structure itself is broken, 66 missing input, 74 I/O error.
+        """
+    ) { invocation, console in
+        let options = BoxDump.Options(maximumDepth: try invocation.integer("depth", in: 1...BoxParser.maximumDepth),
+                                      allEntries: invocation.flag("all-entries"),
+                                      redactLocation: invocation.flag("redact-location"))
+        let boxes = try BoxParser.parseFile(FileByteSource(path: invocation.positionals[0]))
+        console.print(BoxDump(boxes: boxes, options: options).text)
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,199 @@
+import XCTest
+@testable import KeepTrack
+import KeepTrackFixtures
+
+/// Hostile inputs: each file is a valid synthetic movie corrupted in one way. Every one must end
+/// with exit 65 and a message naming the box path and a byte offset inside that box, within a
+/// second, without crashing.
+final class MalformedInputTests: XCTestCase {
+    struct Case {
+        let name: String
+        let bytes: [UInt8]
+        /// Text the message must contain: the box path (or what the file is, for non-movies).
+        let expected: String
+        /// The reported offset must lie in this range (the box named, or 0 for whole-file errors).
+        let offsets: ClosedRange<UInt64>
+        /// Part of the reason, where a specific one is expected.
+        var reason: String? = nil
+    }
+
+    /// The file range of `box`, for the offset check.
+    static func extent(_ box: Box) -> ClosedRange<UInt64> { box.offset...(box.offset + box.size) }
+
+    static func makeCases() throws -> [Case] {
+        var cases: [Case] = []
+        func add(_ name: String, variant: String = "iphone", expected: String, at boxPath: String?, reason: String? = nil,
+                 _ corrupt: (inout MovieBytes) throws -> Void) throws {
+            var movie = try MovieBytes(variant: variant)
+            let offsets = try boxPath.map { try extent(movie.box($0)) } ?? 0...0
+            try corrupt(&movie)
+            cases.append(Case(name: name, bytes: movie.bytes, expected: expected, offsets: offsets, reason: reason))
+        }
+        let stbl = "mdia/minf/stbl"
+
+        cases.append(Case(name: "empty file", bytes: [], expected: "the file is empty", offsets: 0...0))
+        cases.append(Case(name: "text file", bytes: Array(String(repeating: "Hello, this is a text file, not a movie.\n", count: 20).utf8),
+                          expected: "not a QuickTime/MP4 movie", offsets: 0...0))
+        cases.append(Case(name: "tiny text file", bytes: Array("hi\n".utf8), expected: "not a QuickTime/MP4 movie", offsets: 0...0))
+        try add("truncated in moov", expected: "moov", at: "moov") { movie in
+            let moov = try movie.box("moov")
+            movie.truncate(to: moov.offset + moov.size / 2)
+        }
+        try add("truncated in mdat", variant: "moov-first", expected: "mdat", at: "mdat") { movie in
+            let mdat = try movie.box("mdat")
+            movie.truncate(to: mdat.offset + mdat.size / 2)
+        }
+        try add("box larger than its parent", expected: "moov/trak/tkhd", at: "moov/trak/tkhd") { movie in
+            movie.setUInt(try movie.box("moov/trak").size, at: try movie.box("moov/trak/tkhd").offset, width: 4)
+        }
+        try add("box larger than the file", variant: "moov-first", expected: "moov", at: "moov") { movie in
+            movie.setUInt(UInt64(movie.bytes.count) * 2, at: try movie.box("moov").offset, width: 4)
+        }
+        try add("top-level box smaller than its header", expected: "mdat", at: "mdat") { movie in
+            movie.setUInt(3, at: try movie.box("mdat").offset, width: 4)
+        }
+        try add("size 0 inside moov", expected: "moov/trak/tkhd", at: "moov/trak/tkhd") { movie in
+            movie.setUInt(0, at: try movie.box("moov/trak/tkhd").offset, width: 4)
+        }
+        try add("size 1 with a 64-bit size beyond the parent", expected: "moov/trak/tkhd", at: "moov/trak/tkhd") { movie in
+            let tkhd = try movie.box("moov/trak/tkhd")
+            movie.setUInt(1, at: tkhd.offset, width: 4)
+            movie.setUInt(1 << 40, at: tkhd.offset + 8, width: 8)
+        }
+        try add("size 1 with a 64-bit size smaller than its header", expected: "moov/trak/tkhd", at: "moov/trak/tkhd") { movie in
+            let tkhd = try movie.box("moov/trak/tkhd")
+            movie.setUInt(1, at: tkhd.offset, width: 4)
+            movie.setUInt(8, at: tkhd.offset + 8, width: 8)
+        }
+        try add("zero-length child that would loop", expected: "moov/trak[2]/mdia", at: "moov/trak[2]/mdia/mdhd") { movie in
+            movie.setUInt(4, at: try movie.box("moov/trak[2]/mdia/mdhd").offset, width: 4)
+        }
+        cases.append(try deepNesting())
+        try add("stsz sample count 2^31 with a short table", expected: "moov/trak[2]/\(stbl)/stsz", at: "moov/trak[2]/\(stbl)/stsz") { movie in
+            try movie.setField("moov/trak[2]/\(stbl)/stsz", at: 8, 1 << 31, width: 4)
+        }
+        try add("stsz constant size with 2^31 samples", expected: "moov/trak[2]/\(stbl)/stts", at: "moov/trak[2]/\(stbl)/stts") { movie in
+            try movie.setField("moov/trak[2]/\(stbl)/stsz", at: 4, 1, width: 4)
+            try movie.setField("moov/trak[2]/\(stbl)/stsz", at: 8, 1 << 31, width: 4)
+        }
+        try add("stts entry count lying", expected: "moov/trak/\(stbl)/stts", at: "moov/trak/\(stbl)/stts") { movie in
+            try movie.setField("moov/trak/\(stbl)/stts", at: 4, 0x7FFF_FFFF, width: 4)
+        }
+        try add("stts sample total lying", expected: "moov/trak/\(stbl)/stts", at: "moov/trak/\(stbl)/stts") { movie in
+            let path = "moov/trak/\(stbl)/stts"
+            let first = movie.uint(at: try movie.box(path).payloadOffset + 8, width: 4)
+            try movie.setField(path, at: 8, first + 5, width: 4)
+        }
+        try add("stsc entry count lying", expected: "moov/trak[2]/\(stbl)/stsc", at: "moov/trak[2]/\(stbl)/stsc") { movie in
+            try movie.setField("moov/trak[2]/\(stbl)/stsc", at: 4, 0x1000_0000, width: 4)
+        }
+        try add("stsc pointing at chunks that do not exist", expected: "moov/trak[2]/\(stbl)/stsc", at: "moov/trak[2]/\(stbl)/stsc",
+                reason: "points at chunk 1000, there are 4") { movie in
+            try movie.setField("moov/trak[2]/\(stbl)/stsc", at: 44, 1000, width: 4) // the last of 4 entries
+        }
+        try add("stsc samples per chunk lying", expected: "moov/trak/\(stbl)/stsc", at: "moov/trak/\(stbl)/stsc") { movie in
+            try movie.setField("moov/trak/\(stbl)/stsc", at: 12, 0xFFFF_FFFF, width: 4)
+        }
+        try add("stsc naming a sample description that does not exist", expected: "moov/trak/\(stbl)/stsc", at: "moov/trak/\(stbl)/stsc") { movie in
+            try movie.setField("moov/trak/\(stbl)/stsc", at: 16, 9, width: 4)
+        }
+        try add("chunk offset past the end", expected: "moov/trak[3]/\(stbl)/stco", at: "moov/trak[3]/\(stbl)/stco") { movie in
+            try movie.setField("moov/trak[3]/\(stbl)/stco", at: 8, 0xFFFF_FF00, width: 4)
+        }
+        try add("overlapping sample ranges of two tracks", expected: "overlaps chunk", at: "moov/trak[2]/\(stbl)/stco") { movie in
+            let videoFirst = movie.uint(at: try movie.box("moov/trak/\(stbl)/stco").payloadOffset + 8, width: 4)
+            try movie.setField("moov/trak[2]/\(stbl)/stco", at: 8, videoFirst + 10, width: 4)
+        }
+        try add("tkhd too short for its version", expected: "moov/trak/tkhd", at: "moov/trak/tkhd", reason: "version 1 needs 92") { movie in
+            try movie.setField("moov/trak/tkhd", at: 0, 1, width: 1)
+        }
+        try add("mvhd too short for its version", expected: "moov/mvhd", at: "moov/mvhd", reason: "too short for version 1") { movie in
+            try movie.setField("moov/mvhd", at: 0, 1, width: 1)
+        }
+        try add("duplicate track ids", expected: "moov/trak[2]/tkhd", at: "moov/trak[2]") { movie in
+            try movie.setField("moov/trak[2]/tkhd", at: 12, 1, width: 4)
+        }
+        try add("trak without mdia", expected: "moov/trak[2]", at: "moov/trak[2]") { movie in
+            movie.setUInt(UInt64(FourCC("xdia").rawValue), at: try movie.box("moov/trak[2]/mdia").offset + 4, width: 4)
+        }
+        try add("elst entry count lying", expected: "moov/trak/edts/elst", at: "moov/trak/edts/elst") { movie in
+            try movie.setField("moov/trak/edts/elst", at: 4, 0x0FFF_FFFF, width: 4)
+        }
+        try add("stss sample number outside the track", expected: "moov/trak/\(stbl)/stss", at: "moov/trak/\(stbl)/stss") { movie in
+            try movie.setField("moov/trak/\(stbl)/stss", at: 8, 0xFFFF_FFF0, width: 4)
+        }
+        return cases
+    }
+
+    /// ftyp, then moov holding `trak` boxes nested 100 000 deep: unbounded recursion would exhaust the stack.
+    static func deepNesting() throws -> Case {
+        let depth = 100_000
+        var writer = ByteWriter(capacity: depth * 8 + 40)
+        writer.u32(20); writer.fourCC("ftyp"); writer.fourCC("qt  "); writer.u32(0); writer.fourCC("qt  ")
+        for level in 0...depth {
+            writer.u32(UInt32((depth + 1 - level) * 8))
+            writer.fourCC(level == 0 ? "moov" : "trak")
+        }
+        return Case(name: "nesting 100000 deep", bytes: writer.bytes, expected: "nested more than \(BoxParser.maximumDepth) deep",
+                    offsets: 20...UInt64(20 + 8 * BoxParser.maximumDepth + 8))
+    }
+
+    func testEveryMalformedFileEndsWithExit65NamingBoxAndOffset() throws {
+        let folder = TemporaryFolder()
+        let cases = try Self.makeCases()
+        XCTAssertGreaterThanOrEqual(cases.count, 28)
+        for (index, testCase) in cases.enumerated() {
+            let path = folder.path("case-\(index).mov")
+            try Data(testCase.bytes).write(to: URL(fileURLWithPath: path))
+            let started = Date()
+            let result = runCLI(["inspect", path])
+            let elapsed = Date().timeIntervalSince(started)
+            let message = result.error
+            if ProcessInfo.processInfo.environment["KEEPTRACK_SHOW_MESSAGES"] != nil { print("[\(testCase.name)] \(message)") }
+            XCTAssertEqual(result.code, 65, "\(testCase.name): \(message)")
+            XCTAssertTrue(message.contains(testCase.expected), "\(testCase.name): message lacks '\(testCase.expected)': \(message)")
+            if let reason = testCase.reason { XCTAssertTrue(message.contains(reason), "\(testCase.name): reason lacks '\(reason)': \(message)") }
+            XCTAssertLessThan(elapsed, 1.0, "\(testCase.name) took \(elapsed) s")
+            guard let range = message.range(of: #"at byte (\d+)"#, options: .regularExpression),
+                  let offset = UInt64(message[range].dropFirst("at byte ".count)) else {
+                XCTFail("\(testCase.name): no byte offset in \(message)")
+                continue
+            }
+            XCTAssertTrue(testCase.offsets.contains(offset), "\(testCase.name): offset \(offset) outside \(testCase.offsets): \(message)")
+        }
+    }
+
+    func testTextFileMessageNamesNoBoxType() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("notes.mov")
+        try Data("Hello, this is a text file.\n".utf8).write(to: URL(fileURLWithPath: path))
+        let result = runCLI(["inspect", path])
+        XCTAssertEqual(result.code, 65)
+        // Whole-file error (no box path): bytes 4..<8 ("o, t") must not be named as a box type.
+        XCTAssertTrue(result.error.contains("file at byte 0: not a QuickTime/MP4 movie"), result.error)
+    }
+
+    /// Every case is also a valid-looking movie for `dump` up to the broken box: dump must not crash either.
+    func testDumpSurvivesEveryMalformedFile() throws {
+        let folder = TemporaryFolder()
+        for (index, testCase) in try Self.makeCases().enumerated() {
+            let path = folder.path("dump-\(index).mov")
+            try Data(testCase.bytes).write(to: URL(fileURLWithPath: path))
+            let result = runCLI(["dump", path])
+            XCTAssertTrue(result.code == 0 || result.code == 65, "\(testCase.name): dump exit \(result.code) \(result.error)")
+        }
+    }
+
+    /// A SoundDescription v2 whose float64 rate is NaN must not trap when printed; the rate falls back to mdhd.
+    func testNotANumberSampleRateDoesNotCrash() throws {
+        var movie = try MovieBytes(variant: "iphone")
+        let entry = try movie.box("moov/trak[3]/mdia/minf/stbl/stsd/apac")
+        movie.setUInt(Double.nan.bitPattern, at: entry.payloadOffset + 32, width: 8)
+        let folder = TemporaryFolder()
+        let path = try movie.write(to: folder.path("nan.mov"))
+        let result = runCLI(["inspect", path, "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        let track = try XCTUnwrap(Movie.open(path: path).track(id: FixtureBuilder.spatialID))
+        XCTAssertEqual(track.audio?.sampleRate, 48000)
+    }
+}
