@@ -4,7 +4,7 @@
 set -euo pipefail
 
 # Debian packages: ffprobe/ffmpeg and mediainfo are the independent clients tests check our output with.
-PACKAGES=(ffmpeg mediainfo)
+PACKAGES=(ffmpeg mediainfo time)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -25,7 +25,7 @@ final class MalformedInputTests: XCTestCase {
         func add(_ name: String, variant: String = "iphone", expected: String, at boxPath: String?, reason: String? = nil,
                  _ corrupt: (inout MovieBytes) throws -> Void) throws {
             var movie = try MovieBytes(variant: variant)
-            let offsets = try boxPath.map { try extent(movie.box($0)) } ?? 0...0
+            let offsets = try boxPath.map { try extent(movie.box($0)) } ?? 0...UInt64.max
             try corrupt(&movie)
             cases.append(Case(name: name, bytes: movie.bytes, expected: expected, offsets: offsets, reason: reason))
         }
@@ -69,6 +69,9 @@ final class MalformedInputTests: XCTestCase {
             movie.setUInt(4, at: try movie.box("moov/trak[2]/mdia/mdhd").offset, width: 4)
         }
         cases.append(try deepNesting())
+        try add("60000 empty top-level boxes", expected: "more than \(BoxParser.maximumTopLevelBoxes) top-level boxes", at: nil) { movie in
+            for _ in 0..<60_000 { movie.bytes += [0, 0, 0, 8] + FourCC("free").bytes }
+        }
         try add("stsz sample count 2^31 with a short table", expected: "moov/trak[2]/\(stbl)/stsz", at: "moov/trak[2]/\(stbl)/stsz") { movie in
             try movie.setField("moov/trak[2]/\(stbl)/stsz", at: 8, 1 << 31, width: 4)
         }
@@ -141,7 +144,7 @@ final class MalformedInputTests: XCTestCase {
     func testEveryMalformedFileEndsWithExit65NamingBoxAndOffset() throws {
         let folder = TemporaryFolder()
         let cases = try Self.makeCases()
-        XCTAssertGreaterThanOrEqual(cases.count, 28)
+        XCTAssertGreaterThanOrEqual(cases.count, 30)
         for (index, testCase) in cases.enumerated() {
             let path = folder.path("case-\(index).mov")
             try Data(testCase.bytes).write(to: URL(fileURLWithPath: path))
@@ -149,7 +152,9 @@ final class MalformedInputTests: XCTestCase {
             let result = runCLI(["inspect", path])
             let elapsed = Date().timeIntervalSince(started)
             let message = result.error
-            if ProcessInfo.processInfo.environment["KEEPTRACK_SHOW_MESSAGES"] != nil { print("[\(testCase.name)] \(message)") }
+            if ProcessInfo.processInfo.environment["KEEPTRACK_SHOW_MESSAGES"] != nil {
+                print("[\(testCase.name)] \(Int(elapsed * 1000)) ms: \(message)")
+            }
             XCTAssertEqual(result.code, 65, "\(testCase.name): \(message)")
             XCTAssertTrue(message.contains(testCase.expected), "\(testCase.name): message lacks '\(testCase.expected)': \(message)")
             if let reason = testCase.reason { XCTAssertTrue(message.contains(reason), "\(testCase.name): reason lacks '\(reason)': \(message)") }
@@ -160,6 +165,48 @@ final class MalformedInputTests: XCTestCase {
                 continue
             }
             XCTAssertTrue(testCase.offsets.contains(offset), "\(testCase.name): offset \(offset) outside \(testCase.offsets): \(message)")
+        }
+    }
+
+    /// The built `keeptrack` next to the test bundle, run as its own process so its peak memory can be measured.
+    static var executable: String? {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [folder, folder.deletingLastPathComponent()].map { $0.appendingPathComponent("keeptrack").path }
+        return candidates.first(where: FileManager.default.isExecutableFile(atPath:))
+    }
+
+    /// Runs `executable` under GNU time with output discarded; returns its exit status and peak resident memory.
+    /// (GNU time forks from its own small process, so the child's peak is not inflated by this test process.)
+    static func runMeasured(_ executable: String, _ arguments: [String], folder: TemporaryFolder) throws -> (status: Int32, peakBytes: Int) {
+        let report = folder.path("time-\(UUID().uuidString).txt")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "%M", "-o", report, executable] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let kibibytes = text.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.last ?? Int.max / 1024
+        return (process.terminationStatus, kibibytes * 1024)
+    }
+
+    /// Each malformed file, inspected by the real executable: exit 65 (not a signal) with peak memory under 64 MiB.
+    func testPeakMemoryOfEveryMalformedFileStaysUnder64MiB() throws {
+        guard let executable = Self.executable else { throw XCTSkip("keeptrack executable not found next to the test bundle") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { throw XCTSkip("GNU time is not installed (scripts/setup.sh installs it)") }
+        let folder = TemporaryFolder()
+        var peaks: [(String, Int)] = []
+        for (index, testCase) in try Self.makeCases().enumerated() {
+            let path = folder.path("measured-\(index).mov")
+            try Data(testCase.bytes).write(to: URL(fileURLWithPath: path))
+            let result = try Self.runMeasured(executable, ["inspect", path], folder: folder)
+            XCTAssertEqual(result.status, 65, "\(testCase.name)")
+            XCTAssertLessThan(result.peakBytes, 64 << 20, "\(testCase.name) peaked at \(result.peakBytes >> 20) MiB")
+            peaks.append((testCase.name, result.peakBytes))
+        }
+        if ProcessInfo.processInfo.environment["KEEPTRACK_SHOW_MESSAGES"] != nil {
+            for (name, bytes) in peaks { print("[\(name)] peak \(bytes >> 10) KiB") }
         }
     }
 

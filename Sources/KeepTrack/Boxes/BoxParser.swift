@@ -3,6 +3,9 @@
 public enum BoxParser {
     /// Deeper nesting than this is not a movie but an attempt to exhaust the stack.
     public static let maximumDepth = 48
+    /// More top-level boxes than this is not a movie (a fragmented one has a moof+mdat pair per fragment:
+    /// 14 hours of 2-second fragments) but a way to make the box list itself exhaust memory and time.
+    public static let maximumTopLevelBoxes = 50_000
     /// Top-level boxes other than `moov`/`moof`/`meta` larger than this stay in the file.
     public static let loadLimit: UInt64 = 1 << 20
     static let alwaysLoaded: Set<FourCC> = ["moov", "moof", "meta", "ftyp", "styp", "sidx", "mfra", "uuid", "udta"]
@@ -13,13 +16,14 @@ public enum BoxParser {
         var offset: UInt64 = 0
         let size = source.size
         if size == 0 { throw KeepTrackError.malformed(path: "", offset: 0, reason: "the file is empty") }
+        var reader = ReadAhead(source: source)
         while offset < size {
             let remaining = size - offset
             guard remaining >= 8 else {
                 if offset == 0 { throw notAMovie(try source.read(at: 0, count: Int(remaining)), size: size) }
                 throw KeepTrackError.malformed(path: "", offset: offset, reason: "\(remaining) stray bytes at the end of the file, too few for a box header")
             }
-            let head = try source.read(at: offset, count: Int(min(remaining, 32)))
+            let head = Array(try reader.read(at: offset, count: Int(min(remaining, 32))))
             let header: Header
             do {
                 header = try parseHeader(head, available: remaining, offset: offset, path: "", topLevel: true)
@@ -41,15 +45,38 @@ public enum BoxParser {
                 guard payloadLength <= UInt64(Int32.max) else {
                     throw KeepTrackError.malformed(path: path, offset: offset, reason: "box of \(payloadLength) bytes is too large to be a header box")
                 }
-                let payload = try source.read(at: payloadOffset, count: Int(payloadLength))
+                let payload = try reader.read(at: payloadOffset, count: Int(payloadLength))
                 var context = ParseContext()
-                box = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: payload[...],
+                box = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: payload,
                                    offset: offset, headerSize: header.headerSize, context: &context, path: path, depth: 0)
             }
             boxes.append(box)
             offset += header.size
+            if boxes.count >= maximumTopLevelBoxes, offset < size {
+                throw KeepTrackError.malformed(path: "", offset: offset, reason: "more than \(maximumTopLevelBoxes) top-level boxes")
+            }
         }
         return boxes
+    }
+
+    /// Reads the top level through a 64 KiB window, so a file of many small boxes costs few reads.
+    struct ReadAhead {
+        let source: ByteSource
+        var window: [UInt8] = []
+        var start: UInt64 = 0
+        static let windowSize = 1 << 16
+
+        /// `count` bytes at `offset`; the caller has checked they lie inside the file.
+        mutating func read(at offset: UInt64, count: Int) throws -> ArraySlice<UInt8> {
+            if offset >= start, offset - start + UInt64(count) <= UInt64(window.count) {
+                let from = window.startIndex + Int(offset - start)
+                return window[from..<from + count]
+            }
+            if count > Self.windowSize { return try source.read(at: offset, count: count)[...] }
+            window = try source.read(at: offset, count: Int(min(UInt64(Self.windowSize), source.size - offset)))
+            start = offset
+            return window[0..<count]
+        }
     }
 
     /// Types a movie file can start with (QuickTime files without `ftyp` start with any of these).
@@ -92,7 +119,8 @@ public enum BoxParser {
         }
         let size32 = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
         let type = FourCC(bytes: b[4..<8])
-        let name = path.isEmpty ? type.description : path + "/" + type.description
+        // Built only for error messages: parsing many boxes must not build as many strings.
+        var name: String { path.isEmpty ? type.description : path + "/" + type.description }
         var headerSize = 8
         var size: UInt64
         var form = Box.HeaderForm.compact

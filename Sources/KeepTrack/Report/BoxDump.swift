@@ -17,7 +17,7 @@ public struct BoxDump: Sendable {
     }
 
     /// Entries shown per table unless `allEntries`.
-    public static let defaultEntryLimit = 8
+    public static let defaultEntryLimit = 10
     static let redacted = "<redacted>"
 
     public let boxes: [Box]

@@ -10,6 +10,12 @@ public struct FourCC: Hashable, Sendable, Comparable, CustomStringConvertible, E
     /// From exactly four bytes of text (Latin-1; `©` counts as one byte).
     public init(_ text: String) {
         var value: UInt32 = 0
+        // Fast path for the common four-ASCII-byte literal (`"stsd"`), compared on every box parsed.
+        if text.utf8.count == 4, text.utf8.allSatisfy({ $0 < 0x80 }) {
+            for byte in text.utf8 { value = value << 8 | UInt32(byte) }
+            rawValue = value
+            return
+        }
         var count = 0
         for scalar in text.unicodeScalars.prefix(4) {
             value = value << 8 | UInt32(scalar.value & 0xFF)

@@ -1,5 +1,5 @@
 /// `ftyp`: major brand and compatible brands ("qt  " marks a QuickTime movie).
-public struct FileTypeBox: BoxView {
+public struct FileTypeBox: BoxView, DumpAnnotated {
     public static let types: [FourCC] = ["ftyp", "styp"]
     public var majorBrand: FourCC = "isom"
     public var minorVersion: UInt32 = 0
@@ -13,4 +13,6 @@ public struct FileTypeBox: BoxView {
         try coder.u32Array("compatibleBrands", &raw, count: coder.isDecoding ? coder.remaining / 4 : raw.count)
         compatibleBrands = raw.map(FourCC.init(rawValue:))
     }
+
+    public var annotationLines: [String] { ["brands: " + compatibleBrands.map { "'\($0)'" }.joined(separator: " ")] }
 }

@@ -1,6 +1,6 @@
 /// `hdlr`: the kind of media (`vide`, `soun`, `meta`, ...). QuickTime puts a component type
 /// (`mhlr`/`dhlr`) where ISO has zero, and a Pascal string where ISO has a C string.
-public struct HandlerBox: BoxView {
+public struct HandlerBox: BoxView, DumpAnnotated {
     public static let types: [FourCC] = ["hdlr"]
     public var header = FullBoxHeader()
     public var componentType: FourCC = FourCC(rawValue: 0)
@@ -16,6 +16,8 @@ public struct HandlerBox: BoxView {
         try coder.bytes("reserved", &reserved, count: 12)
         try coder.rest("name", &nameBytes)
     }
+
+    public var annotationLines: [String] { ["nameText: \(name)"] }
 
     public var name: String {
         guard let first = nameBytes.first else { return "" }
