@@ -79,7 +79,7 @@ final class BoxDumpTests: XCTestCase {
         let lines = result.out.split(separator: "\n").map(String.init)
         // Every box line carries the offset the parser recorded for that box.
         let stco = try XCTUnwrap(movie.tracks[1].box.find(["mdia", "minf", "stbl", "stco"]))
-        XCTAssertTrue(lines.contains { $0.hasSuffix("moov/trak[2]/mdia/minf/stbl/stco  offset \(stco.offset)  size \(stco.size)") }, result.out)
+        XCTAssertTrue(lines.contains { $0.hasSuffix("moov/trak[2]/mdia/minf/stbl/stco  offset \(stco.offset)  size \(stco.size)  32-bit size") }, result.out)
         XCTAssertTrue(lines.contains { $0.contains("mdat  offset") && $0.contains("media data, not read") })
         // Sample entries decode with the prefix view of their track's kind.
         XCTAssertTrue(lines.contains { $0.trimmingCharacters(in: .whitespaces) == "numAudioChannels: 4" }, "apac v2 channels")

@@ -80,7 +80,7 @@ public struct BoxDump: Sendable {
     func describe(_ box: Box) -> String {
         var parts = ["offset \(box.offset)", "size \(box.size)"]
         switch box.headerForm {
-        case .compact: break
+        case .compact: parts.append("32-bit size")
         case .large: parts.append("64-bit size")
         case .toEnd: parts.append("size 0 (to end of file)")
         }
