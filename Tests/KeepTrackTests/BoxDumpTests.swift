@@ -104,6 +104,17 @@ final class BoxDumpTests: XCTestCase {
         XCTAssertEqual(sizesLine.split(separator: " ").count, 2 + 7200, "entrySizes: [7200] then every size")
     }
 
+    func testHeaderFormsAreNamed() throws {
+        var writer = ByteWriter()
+        writer.u32(1); writer.fourCC("free"); writer.u64(20); writer.u32(0xDEADBEEF) // 64-bit size
+        writer.u32(0); writer.fourCC("mdat"); writer.u32(7) // size 0: runs to the end
+        let boxes = try BoxParser.parseFile(MemoryByteSource(writer.bytes))
+        XCTAssertEqual(BoxDump(boxes: boxes).lines, [
+            "free  offset 0  size 20  64-bit size",
+            "mdat  offset 20  size 12  size 0 (to end of file)  media data, not read",
+        ])
+    }
+
     func testDumpErrors() throws {
         XCTAssertEqual(runCLI(["dump", "/nonexistent/file.mov"]).code, 66)
         XCTAssertEqual(runCLI(["dump"]).code, 64)
