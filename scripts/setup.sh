@@ -4,7 +4,10 @@
 set -euo pipefail
 
 # Debian packages: ffprobe/ffmpeg and mediainfo are the independent clients tests check our output with.
-PACKAGES=(ffmpeg mediainfo time)
+# The codec layer (KeepTrackCodec) links Debian 12's FFmpeg 5.1 libraries and libebur128 through
+# system-library modules found with pkg-config.
+PACKAGES=(ffmpeg mediainfo time pkg-config
+    libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -10,6 +10,7 @@ public enum KeepTrackCommandLine {
         InspectCommand.spec,
         DumpCommand.spec,
         RemuxCommand.spec,
+        LevelsCommand.spec,
         DemoCommand.spec,
         FixtureCommand.spec,
     ]

@@ -148,9 +148,10 @@ public struct FixtureBuilder {
     var stereoEnabled: Bool { options.enabled == .stereoOnly || options.enabled == .both }
     var spatialEnabled: Bool { options.enabled == .spatialOnly || options.enabled == .both }
 
-    func stereoTrack() throws -> OutputTrack {
-        let count = audioPacketCount
-        let sizes = (0..<count).map { UInt32(340 + ($0 * 53) % 90) }
+    func stereoTrack(id: UInt32 = FixtureBuilder.stereoID, enabled: Bool? = nil, references: [Box] = []) throws -> OutputTrack {
+        let real = options.stereoAudio
+        let count = real?.packets.count ?? audioPacketCount
+        let sizes = real?.packets.map { UInt32($0.count) } ?? (0..<count).map { UInt32(340 + ($0 * 53) % 90) }
         var entry = AudioSampleEntry()
         entry.reserved = Array(repeating: 0, count: 6)
         entry.channelCount = 2
@@ -164,18 +165,28 @@ public struct FixtureBuilder {
             entry.bytesPerFrame = 0
             entry.bytesPerSample = 2
         }
-        let sampleEntry = Box(type: "mp4a", prefix: entry.encoded(), children: [Box(type: "esds", bytes: Self.aacElementaryStreamDescriptor)])
+        let sampleEntry = Box(type: "mp4a", prefix: entry.encoded(), children: [
+            Box(type: "esds", bytes: real?.elementaryStreamDescriptor ?? Self.aacElementaryStreamDescriptor),
+        ])
         let stbl = audioTable(entry: sampleEntry, sizes: sizes, sync: false)
         let group = options.includeSpatial ? options.alternateGroup : 0
-        let trak = makeTrak(id: Self.stereoID, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * 1024,
-                            enabled: stereoEnabled || !options.includeSpatial, group: group, width: 0, height: 0,
+        let presented = real.map { (start: Int64($0.primingFrames), frames: UInt64($0.presentedFrames)) }
+        let trak = makeTrak(id: id, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * 1024,
+                            enabled: enabled ?? (stereoEnabled || !options.includeSpatial), group: group, width: 0, height: 0,
                             matrix: TrackHeaderBox.identityMatrix, volume: 0x100,
-                            mediaHeader: Box(type: "smhd", bytes: [0, 0, 0, 0, 0, 0, 0, 0]), references: [],
-                            extra: [], stbl: stbl)
-        return try output(trak: trak, id: Self.stereoID, sizes: sizes, timescale: 48000, sparse: false)
+                            mediaHeader: Box(type: "smhd", bytes: [0, 0, 0, 0, 0, 0, 0, 0]), references: references,
+                            extra: [], stbl: stbl, presented: presented)
+        if let real {
+            return try output(trak: trak, sizes: sizes, timescale: 48000, data: MemoryByteSource(Array(real.packets.joined())))
+        }
+        return try output(trak: trak, id: id, sizes: sizes, timescale: 48000, sparse: false)
     }
 
     func spatialTrack() throws -> OutputTrack {
+        if options.alternateIsStereoCopy, options.stereoAudio != nil {
+            let fall = Box(type: "fall", bytes: TrackReferenceTypeBox(trackIDs: [Self.stereoID]).encoded())
+            return try stereoTrack(id: Self.spatialID, enabled: spatialEnabled, references: options.fallReference ? [fall] : [])
+        }
         let count = audioPacketCount
         let channels = options.spatialChannels
         var sampleEntry: Box
@@ -282,8 +293,8 @@ public struct FixtureBuilder {
 
     func makeTrak(id: UInt32, handler: FourCC, timescale: UInt32, mediaDuration: UInt64, enabled: Bool, group: UInt16,
                   width: UInt32, height: UInt32, matrix: [UInt32], volume: Int16, mediaHeader: Box, references: [Box],
-                  extra: [Box], stbl: Box) -> Box {
-        let movieDuration = mediaDuration * UInt64(Self.movieTimescale) / UInt64(timescale)
+                  extra: [Box], stbl: Box, presented: (start: Int64, frames: UInt64)? = nil) -> Box {
+        let movieDuration = (presented?.frames ?? mediaDuration) * UInt64(Self.movieTimescale) / UInt64(timescale)
         var tkhd = TrackHeaderBox()
         tkhd.header.flags = enabled ? 0xF : 0xE
         tkhd.creationTime = 3_811_000_000
@@ -299,6 +310,7 @@ public struct FixtureBuilder {
         var elst = EditListBox()
         var edit = EditListBox.Entry()
         edit.segmentDuration = movieDuration
+        edit.mediaTime = presented?.start ?? 0
         elst.entries = [edit]
         var mdhd = MediaHeaderBox()
         mdhd.creationTime = tkhd.creationTime
@@ -344,10 +356,7 @@ public struct FixtureBuilder {
 
     /// The track's sample bytes: a deterministic pattern per track and sample, or zeros left as holes.
     func output(trak: Box, id: UInt32, sizes: [UInt32], timescale: UInt32, sparse: Bool) throws -> OutputTrack {
-        var offsets: [UInt64] = []
-        offsets.reserveCapacity(sizes.count)
-        var total: UInt64 = 0
-        for size in sizes { offsets.append(total); total += UInt64(size) }
+        let total = sizes.reduce(UInt64(0)) { $0 + UInt64($1) }
         let data: ByteSource
         if sparse {
             data = ZeroByteSource(size: total)
@@ -360,6 +369,15 @@ public struct FixtureBuilder {
             }
             data = MemoryByteSource(bytes)
         }
+        return try output(trak: trak, sizes: sizes, timescale: timescale, data: data)
+    }
+
+    /// The track over `data`, which holds the samples back to back.
+    func output(trak: Box, sizes: [UInt32], timescale: UInt32, data: ByteSource) throws -> OutputTrack {
+        var offsets: [UInt64] = []
+        offsets.reserveCapacity(sizes.count)
+        var total: UInt64 = 0
+        for size in sizes { offsets.append(total); total += UInt64(size) }
         // One sample per source chunk: the writer regroups them.
         let table = SampleTable(sampleCount: sizes.count, sizes: sizes, constantSize: 0, chunkOffsets: offsets,
                                 sampleToChunk: sizes.isEmpty ? [] : [1, 1, 1], timeToSample: [])

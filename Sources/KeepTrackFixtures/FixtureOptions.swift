@@ -47,6 +47,11 @@ public struct FixtureOptions: Sendable {
     public var danglingReference: UInt32?
     /// Rotation of the video track matrix in degrees (0, 90, 180, 270).
     public var rotation = 90
+    /// Real encoded AAC for the stereo track (decodable media instead of opaque bytes).
+    public var stereoAudio: FixtureAudio?
+    /// With `stereoAudio`: the group's second track is a copy of the stereo AAC (same sound, decodable)
+    /// instead of APAC, so playing both at once can be measured.
+    public var alternateIsStereoCopy = false
 
     public init() {}
 
@@ -74,4 +79,34 @@ public struct FixtureOptions: Sendable {
 
     public static let variantNames = ["iphone", "spatial-first", "five-channel", "both-enabled", "none-enabled", "spatial-enabled",
                                       "no-fall", "moov-first", "co64", "many-samples", "mp4", "lpcm-spatial", "audio-only"]
+}
+
+/// Encoded AAC packets to put in a synthetic movie (the codec layer produces them; fixtures stay codec-free).
+public struct FixtureAudio: Sendable {
+    public var packets: [[UInt8]]
+    /// The AudioSpecificConfig that goes into `esds`.
+    public var audioSpecificConfig: [UInt8]
+    /// Encoder delay in frames: the edit list starts the presentation after it.
+    public var primingFrames: Int
+    /// Frames of real sound (the presented duration).
+    public var presentedFrames: Int
+    public var framesPerPacket = 1024
+    public var sampleRate = 48000
+    public var channels = 2
+
+    public init(packets: [[UInt8]], audioSpecificConfig: [UInt8], primingFrames: Int, presentedFrames: Int) {
+        self.packets = packets
+        self.audioSpecificConfig = audioSpecificConfig
+        self.primingFrames = primingFrames
+        self.presentedFrames = presentedFrames
+    }
+
+    /// An ES_Descriptor for AAC carrying this AudioSpecificConfig (lengths fit one byte each).
+    public var elementaryStreamDescriptor: [UInt8] {
+        let info: [UInt8] = [0x05, UInt8(audioSpecificConfig.count)] + audioSpecificConfig
+        let decoderConfig: [UInt8] = [0x04, UInt8(13 + info.count), 0x40, 0x15, 0x00, 0x06, 0x00, 0x00, 0x02, 0xEE, 0x00, 0x00, 0x02, 0xEE, 0x00] + info
+        let sl: [UInt8] = [0x06, 0x01, 0x02]
+        let es: [UInt8] = [0x03, UInt8(3 + decoderConfig.count + sl.count), 0x00, 0x02, 0x00] + decoderConfig + sl
+        return [0, 0, 0, 0] + es
+    }
 }

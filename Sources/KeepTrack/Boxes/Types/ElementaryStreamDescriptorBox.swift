@@ -17,6 +17,9 @@ public struct ElementaryStreamDescriptorBox: BoxView, DumpAnnotated {
     /// DecoderConfigDescriptor.objectTypeIndication (0x40 = MPEG-4 audio), nil when absent.
     public var objectTypeIndication: UInt8? { (try? decoderConfig())?.objectType }
 
+    /// The DecoderSpecificInfo bytes as stored (for AAC the AudioSpecificConfig a decoder is opened with).
+    public func decoderSpecificInfo() throws -> [UInt8]? { try decoderConfig()?.specificInfo }
+
     /// The decoded AudioSpecificConfig, nil when absent or unreadable.
     public var audioSpecificConfig: AudioSpecificConfig? {
         guard let info = try? decoderConfig()?.specificInfo else { return nil }

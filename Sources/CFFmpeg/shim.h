@@ -1,0 +1,15 @@
+// FFmpeg 5.1 (Debian 12) decoding, encoding, resampling and scaling; no libavformat: keeptrack demuxes itself.
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/error.h>
+#include <libavutil/frame.h>
+#include <libavutil/mem.h>
+#include <libavutil/opt.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+// AVERROR(EAGAIN) and AVERROR_EOF are macros Swift cannot import.
+static inline int cffmpeg_error_again(void) { return AVERROR(EAGAIN); }
+static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
