@@ -1,5 +1,6 @@
 import Foundation
 import KeepTrack
+import KeepTrackCodec
 import KeepTrackFixtures
 
 /// The guided tour behind `keeptrack demo` (and `make demo`).
@@ -25,6 +26,46 @@ enum Demo {
         }
         console.print("  • `ffmpeg -c copy` without -map keeps only the first audio track: the spatial one is lost silently.")
         console.print("  • Writers that enable every track make players mix both: an echo.")
+        console.print()
+        try beforeAfter(in: folder, console: console)
         return ExitCode.ok
+    }
+
+    /// Real AAC audio, both tracks of the group enabled (the bug), then fixed, measured by levels.
+    static func beforeAfter(in folder: URL, console: Console) throws {
+        console.print("== Before/after: what a player hears")
+        let seconds = 3.0
+        let encoded = try AudioEncoder.encode(TestSignal.sine(frequency: 440, dBFS: -20, seconds: seconds), channels: 2, sampleRate: 48000)
+        var options = FixtureOptions()
+        options.duration = seconds
+        options.enabled = .both
+        options.stereoAudio = FixtureAudio(packets: encoded.packets, audioSpecificConfig: encoded.extradata,
+                                           primingFrames: encoded.primingFrames, presentedFrames: encoded.inputFrames)
+        // FFmpeg cannot decode APAC, so the group's second track carries the same sound as AAC: what a
+        // player with both tracks enabled mixes.
+        options.alternateIsStereoCopy = true
+        let broken = try FixtureBuilder(options).write(to: folder.appendingPathComponent("both-enabled.mov").path)
+        let fixed = folder.appendingPathComponent("fixed.mov").path
+        try TrackHeaderEditor.rewrite(broken, to: fixed) { track, header in
+            if track.id == FixtureBuilder.spatialID { header.isEnabled = false }
+        }
+        console.print("   A 440 Hz tone at −20 dBFS encoded with libavcodec's AAC encoder into both tracks of alternate")
+        console.print("   group 1 (\(encoded.packets.count) packets, \(encoded.primingFrames) frames of priming skipped by the edit list).")
+        console.print("   Broken: both tracks enabled. Fixed: track \(FixtureBuilder.spatialID) disabled, as the source recorded it.")
+        console.print()
+        let before = try LevelsAnalyzer.measure(Movie.open(path: broken), name: "both-enabled.mov")
+        let after = try LevelsAnalyzer.measure(Movie.open(path: fixed), name: "fixed.mov")
+        console.print(before.text)
+        console.print()
+        console.print(after.text)
+        console.print()
+        console.print("   keeptrack levels --compare fixed.mov both-enabled.mov:")
+        let comparison = LevelsComparison(rows: [LevelsComparison.Row(a: after, b: before)])
+        console.print(comparison.text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "   " + $0 }.joined(separator: "\n"))
+        if let difference = comparison.rows[0].differenceDB {
+            console.print()
+            console.print("   Both enabled plays \(String(format: "%+.1f", difference)) dB louder: the two copies add up (a coherent sum is +6 dB;")
+            console.print("   with the real stereo + spatial pair it is an echo). The fixed file plays one track, at the recorded level.")
+        }
     }
 }

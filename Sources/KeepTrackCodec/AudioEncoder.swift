@@ -18,6 +18,7 @@ public struct EncodedAudio: Sendable {
 /// the demo builds decodable movies offline with it, and re-encoding work can reuse it.
 public enum AudioEncoder {
     public static func encode(_ samples: [Float], channels: Int, sampleRate: Int, codec: AVCodecID = AV_CODEC_ID_AAC, bitrate: Int = 160_000) throws -> EncodedAudio {
+        _ = CodecDecoder.quietLogs
         guard let encoder = avcodec_find_encoder(codec) else { throw CodecError.encodeFailed("FFmpeg here has no encoder for codec \(codec.rawValue)") }
         var context = avcodec_alloc_context3(encoder)
         var frame = av_frame_alloc()

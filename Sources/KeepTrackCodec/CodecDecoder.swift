@@ -4,6 +4,9 @@ import KeepTrack
 /// A libavcodec decoder fed with packets keeptrack demuxed itself (no libavformat). Audio and video
 /// alike: callers receive each decoded `AVFrame` and convert what they need.
 public final class CodecDecoder {
+    /// libavcodec logs to stderr by default (encoder statistics, decoder warnings); keeptrack reports errors itself.
+    static let quietLogs: Void = av_log_set_level(AV_LOG_ERROR)
+
     let context: UnsafeMutablePointer<AVCodecContext>
     let frame: UnsafeMutablePointer<AVFrame>
     let packet: UnsafeMutablePointer<AVPacket>
@@ -12,6 +15,7 @@ public final class CodecDecoder {
     /// Opens the decoder `configuration` names; throws `CodecError.notDecodable` when this build of FFmpeg lacks it.
     public init(_ configuration: DecoderConfiguration) throws {
         self.configuration = configuration
+        _ = Self.quietLogs
         guard let codec = avcodec_find_decoder(configuration.codecID) else {
             throw CodecError.notDecodable("FFmpeg here has no decoder for \(configuration.codecName)")
         }
@@ -100,6 +104,6 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
     static func describe(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         av_strerror(status, &buffer, buffer.count)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -38,52 +38,65 @@ public enum LevelsAnalyzer {
         try measure(Movie.open(path: path), name: path)
     }
 
+    /// Sums `streams` block by block (each converted to stereo at `rate`) and measures the sum.
+    static func mix(_ streams: [PresentedAudioStream], rate: Int) throws -> AudioLevels {
+        let meter = LevelMeter(channels: 2, sampleRate: rate)
+        var mix = [Float](repeating: 0, count: block * 2)
+        while true {
+            for stream in streams { try stream.fill(block) }
+            let available = streams.map(\.bufferedFrames).max() ?? 0
+            if available == 0 { break }
+            let frames = min(block, available)
+            mix.withUnsafeMutableBufferPointer { buffer in
+                for index in 0..<frames * 2 { buffer[index] = 0 }
+                for stream in streams { _ = stream.take(frames, addingInto: buffer) }
+            }
+            mix.withUnsafeBufferPointer { meter.add(UnsafeBufferPointer(rebasing: $0[0..<frames * 2])) }
+        }
+        return meter.levels
+    }
+
     public static func measure(_ movie: Movie, name: String) throws -> MovieLevels {
         let audio = movie.tracks.filter { $0.kind == .audio }
         let enabled = audio.filter(\.isEnabled)
         let mixRate = enabled.compactMap { $0.audio?.sampleRate }.first.map { Int($0) } ?? 48000
         var results: [UInt32: MovieLevels.TrackResult] = [:]
         var streams: [UInt32: PresentedAudioStream] = [:]
+        let decodableEnabled = enabled.filter { (try? DecoderConfiguration.make(for: $0)) != nil }
+        // One enabled track: the mix is that track (when it is stereo), so it is decoded and measured once.
+        let mixing = decodableEnabled.count > 1
         for track in audio {
             var result = MovieLevels.TrackResult(id: track.id, format: track.format?.description ?? "?", codec: track.codecName ?? "?",
                                                  enabled: track.isEnabled, alternateGroup: track.alternateGroup)
             do {
-                streams[track.id] = try PresentedAudioStream(track: track, source: movie.source, mixRate: track.isEnabled ? mixRate : nil)
+                streams[track.id] = try PresentedAudioStream(track: track, source: movie.source, mixRate: track.isEnabled && mixing ? mixRate : nil)
             } catch let error as CodecError {
                 result.note = error.description
             }
             results[track.id] = result
         }
-        // The enabled mix, pulling each enabled stream in steps so memory stays at a few blocks.
         let mixed = enabled.compactMap { streams[$0.id] }
-        var mixMeter: LevelMeter?
-        if !mixed.isEmpty {
-            let meter = LevelMeter(channels: 2, sampleRate: mixRate)
-            var mix = [Float](repeating: 0, count: block * 2)
-            while true {
-                for stream in mixed { try stream.fill(block) }
-                let available = mixed.map(\.bufferedFrames).max() ?? 0
-                if available == 0 { break }
-                let frames = min(block, available)
-                mix.withUnsafeMutableBufferPointer { buffer in
-                    for index in 0..<frames * 2 { buffer[index] = 0 }
-                    for stream in mixed { _ = stream.take(frames, addingInto: buffer) }
-                }
-                mix.withUnsafeBufferPointer { meter.add(UnsafeBufferPointer(rebasing: $0[0..<frames * 2])) }
-            }
-            mixMeter = meter
-        }
+        var mixLevels: AudioLevels?
+        if mixing { mixLevels = try mix(mixed, rate: mixRate) }
         for track in audio {
             guard let stream = streams[track.id] else { continue }
-            if !track.isEnabled { try stream.drain() }
+            if !mixing || !track.isEnabled { try stream.drain() }
             results[track.id]?.levels = stream.meter?.levels
             if stream.meter == nil { results[track.id]?.note = "no audio decoded" }
+        }
+        if !mixing, let only = mixed.first {
+            if only.meter?.channels == 2 {
+                mixLevels = only.meter?.levels
+            } else if only.meter != nil {
+                // Mono or multichannel: the mix is its stereo downmix, a second decode.
+                mixLevels = try mix([PresentedAudioStream(track: only.track, source: movie.source, mixRate: mixRate)], rate: mixRate)
+            }
         }
         var perGroup: [UInt16: Int] = [:]
         for track in enabled where track.alternateGroup != 0 { perGroup[track.alternateGroup, default: 0] += 1 }
         let ungroupedEnabled = enabled.contains { $0.alternateGroup == 0 } ? 1 : 0
         return MovieLevels(name: name, tracks: audio.compactMap { results[$0.id] }, mixedTrackIDs: enabled.filter { streams[$0.id] != nil }.map(\.id),
-                           unmixedTrackIDs: enabled.filter { streams[$0.id] == nil }.map(\.id), enabledMix: mixMeter?.levels,
+                           unmixedTrackIDs: enabled.filter { streams[$0.id] == nil }.map(\.id), enabledMix: mixLevels,
                            groupsPlayingSeveral: perGroup.filter { $0.value > 1 }.map(\.key).sorted(),
                            maximumEnabledPerGroup: max(perGroup.values.max() ?? 0, ungroupedEnabled))
     }

@@ -8,6 +8,11 @@ public struct LevelsComparison: Sendable {
     public struct Row: Sendable {
         public var a: MovieLevels
         public var b: MovieLevels
+
+        public init(a: MovieLevels, b: MovieLevels) {
+            self.a = a
+            self.b = b
+        }
         /// B − A enabled-mix RMS in dB; nil when either side has no decodable enabled audio.
         public var differenceDB: Double? {
             guard let left = a.enabledMix?.rmsDBFS, let right = b.enabledMix?.rmsDBFS else { return nil }

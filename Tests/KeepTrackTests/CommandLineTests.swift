@@ -48,5 +48,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(result.code, 0, result.error)
         XCTAssertTrue(result.out.contains("Alternate group 1"))
         XCTAssertTrue(result.out.contains("plays track 2"))
+        // Before/after with real AAC: both enabled measures the coherent sum, +6.02 dB over the fixed file.
+        XCTAssertTrue(result.out.contains("+6.02") && result.out.contains("ECHO RISK"), result.out)
+        XCTAssertFalse(result.error.contains("[aac @"), "libavcodec logs stay quiet: \(result.error)")
     }
 }
