@@ -4,8 +4,8 @@ import KeepTrack
 /// A libavcodec decoder fed with packets keeptrack demuxed itself (no libavformat). Audio and video
 /// alike: callers receive each decoded `AVFrame` and convert what they need.
 public final class CodecDecoder {
-    /// libavcodec logs to stderr by default (encoder statistics, decoder warnings); keeptrack reports errors itself.
-    static let quietLogs: Void = av_log_set_level(AV_LOG_ERROR)
+    /// libavcodec logs to stderr by default (encoder statistics, decoder complaints); keeptrack reports errors itself.
+    static let quietLogs: Void = av_log_set_level(AV_LOG_QUIET)
 
     let context: UnsafeMutablePointer<AVCodecContext>
     let frame: UnsafeMutablePointer<AVFrame>

@@ -99,7 +99,12 @@ final class PresentedAudioStream {
 
     func step() throws {
         if let packet = try packets.nextPacket() {
-            try decoder.decode(packet) { try present($0) }
+            do {
+                try decoder.decode(packet) { try present($0) }
+            } catch CodecError.decodeFailed(let reason) {
+                // Bad media data is malformed input: name the track's sample table and the packet's offset.
+                throw KeepTrackError.malformed(path: track.path + "/mdia/minf/stbl", offset: packet.offset, reason: reason)
+            }
         } else {
             try decoder.finish { try present($0) }
             if let stereo { stereo.finish(into: &fifo) }

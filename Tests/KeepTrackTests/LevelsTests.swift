@@ -181,6 +181,20 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(try ffmpegLevels(path).rms, -23.01, accuracy: 0.05, "ffmpeg decodes our AAC track too")
     }
 
+    func testCorruptAACIsMalformedInputNamingTheSample() throws {
+        let folder = TemporaryFolder()
+        let path = try sine(folder.path("good.m4a"), amplitude: 0.1, codec: ["-c:a", "aac"])
+        let movie = try Movie.open(path: path)
+        let first = try XCTUnwrap(Array(movie.tracks[0].sampleTable.samples).first)
+        var bytes = try fileBytes(path)
+        for index in Int(first.offset)..<Int(first.offset) + Int(first.size) { bytes[index] = 0xFF }
+        let bad = folder.path("bad.m4a")
+        try bytes.write(to: URL(fileURLWithPath: bad))
+        let result = runCLI(["levels", bad])
+        XCTAssertEqual(result.code, 65, result.out)
+        XCTAssertTrue(result.error.contains("stbl at byte \(first.offset)") && result.error.contains("packet 1"), result.error)
+    }
+
     func testLevelsCommand() throws {
         let folder = TemporaryFolder()
         let a = try sine(folder.path("a.mov"), amplitude: 0.1, codec: ["-c:a", "pcm_s16le"])
