@@ -7,16 +7,19 @@ usage: measure.py --runs N --title TITLE [--baseline LABEL] --cmd LABEL 'shell c
 Each command runs N times (after one warm-up run), interleaved, so every tool sees the same cache
 state. Peak RSS comes from wait4()'s rusage of the child (and its children via the shell).
 """
-import argparse, os, statistics, subprocess, sys, time
+import argparse, os, statistics, subprocess, sys, tempfile, time
 
 def run_once(command, before):
     if before:
         subprocess.run(before, shell=True, check=True)
     start = time.perf_counter()
-    proc = subprocess.Popen(["/bin/sh", "-c", "exec " + command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    err = proc.stderr.read().decode(errors="replace")
+    # stderr goes to a file, not a pipe: a chatty tool must not block on a full pipe.
+    with tempfile.TemporaryFile() as errfile:
+        proc = subprocess.Popen(["/bin/sh", "-c", "exec " + command], stdout=subprocess.DEVNULL, stderr=errfile)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        errfile.seek(0)
+        err = errfile.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
     return elapsed, usage.ru_maxrss / 1024.0, code, err
 
