@@ -11,6 +11,11 @@ public enum KeepTrackCommandLine {
         DumpCommand.spec,
         RemuxCommand.spec,
         LevelsCommand.spec,
+        LintCommand.spec,
+        FixCommand.spec,
+        StripSpatialCommand.spec,
+        SelectCommand.spec,
+        ExtractCommand.spec,
         DemoCommand.spec,
         FixtureCommand.spec,
     ]

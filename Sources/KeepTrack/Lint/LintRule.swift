@@ -1,0 +1,55 @@
+/// How bad a finding is: errors make `lint` exit 1, warnings do not.
+public enum LintSeverity: String, Sendable, Comparable {
+    case warning, error
+
+    public static func < (a: LintSeverity, b: LintSeverity) -> Bool { a == .warning && b == .error }
+}
+
+/// One lint rule: a stable id (scripts and reports key on it), a severity and a one-line reason.
+public struct LintRule: Sendable, Equatable {
+    public let id: String
+    public let severity: LintSeverity
+    public let explanation: String
+
+    public static let multipleEnabled = LintRule(id: "group-multiple-enabled", severity: .error,
+        explanation: "More than one enabled track in an alternate group: players mix them (echo, comb filtering, louder yet harder to understand).")
+    public static let noneEnabled = LintRule(id: "group-none-enabled", severity: .warning,
+        explanation: "An alternate group with no enabled track: simple players play nothing from it (no audio).")
+    public static let spatialEnabledFallbackDisabled = LintRule(id: "spatial-enabled-fallback-disabled", severity: .warning,
+        explanation: "A spatial track is enabled while its stereo fallback is disabled: players without an APAC decoder play no audio.")
+    public static let spatialWithoutFallback = LintRule(id: "spatial-without-fallback", severity: .warning,
+        explanation: "A spatial track has no fallback in its alternate group or no `fall` reference: players without an APAC decoder have nothing to play.")
+    public static let danglingReference = LintRule(id: "dangling-reference", severity: .error,
+        explanation: "A track reference (tref) names a track id that does not exist in the movie.")
+    public static let mixedKinds = LintRule(id: "group-mixed-kinds", severity: .warning,
+        explanation: "Tracks of different media kinds (audio, video, ...) share an alternate group: only one of them can play at a time.")
+    public static let malformed = LintRule(id: "malformed-file", severity: .error,
+        explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
+
+    /// Every rule, in the order of the README table.
+    public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
+                                         danglingReference, mixedKinds, malformed]
+}
+
+/// One problem found in one movie.
+public struct LintFinding: Sendable, Equatable {
+    public let rule: LintRule
+    /// The tracks concerned (sorted), empty for file-level findings.
+    public let trackIDs: [UInt32]
+    public let message: String
+
+    public init(rule: LintRule, trackIDs: [UInt32] = [], message: String) {
+        self.rule = rule
+        self.trackIDs = trackIDs
+        self.message = message
+    }
+
+    public var severity: LintSeverity { rule.severity }
+
+    public var json: JSONValue {
+        .object([("rule", .string(rule.id)), ("severity", .string(rule.severity.rawValue)),
+                 ("tracks", .array(trackIDs.map { .int(Int64($0)) })), ("message", .string(message))])
+    }
+
+    public var text: String { "\(rule.severity.rawValue) \(rule.id): \(message)" }
+}

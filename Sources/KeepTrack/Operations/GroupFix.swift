@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `fix`: one enabled track per alternate group, no references to missing tracks.
+public enum GroupFix {
+    /// What `fix` would change in `movie`.
+    public struct Plan: Sendable {
+        /// Flag changes: track id → new enabled state.
+        public var enabledChanges: [(trackID: UInt32, enabled: Bool)] = []
+        /// Track ids that references name but that do not exist.
+        public var missingReferenceTargets: Set<UInt32> = []
+        /// Flags alone can be patched in place; removing a reference changes box sizes.
+        public var needsRewrite: Bool { !missingReferenceTargets.isEmpty }
+        public var isEmpty: Bool { enabledChanges.isEmpty && missingReferenceTargets.isEmpty }
+    }
+
+    /// The track a group should play: the source's choice when it made exactly one, else the track
+    /// the others name as their `fall`back (stereo, most compatible), else the lowest id.
+    public static func preferredTrack(in group: [Track]) -> Track? {
+        let enabled = group.filter(\.isEnabled)
+        if enabled.count == 1 { return enabled[0] }
+        let members = Set(group.map(\.id))
+        let named = Set(group.flatMap { $0.referencedIDs("fall") }).intersection(members)
+        let sorted = group.sorted { $0.id < $1.id }
+        return sorted.first { named.contains($0.id) } ?? sorted.first
+    }
+
+    public static func plan(_ movie: Movie) -> Plan {
+        var plan = Plan()
+        for group in movie.alternateGroups {
+            guard let chosen = preferredTrack(in: group.tracks) else { continue }
+            for track in group.tracks.sorted(by: { $0.id < $1.id }) where track.isEnabled != (track.id == chosen.id) {
+                plan.enabledChanges.append((track.id, track.id == chosen.id))
+            }
+        }
+        let ids = Set(movie.tracks.map(\.id))
+        for track in movie.tracks {
+            for reference in track.references { plan.missingReferenceTargets.formUnion(reference.trackIDs.filter { !ids.contains($0) }) }
+        }
+        return plan
+    }
+
+    /// The plan applied to a copy of the movie's boxes (for writing a new file).
+    public static func edit(_ movie: Movie, plan: Plan) throws -> MovieEdit {
+        var edit = MovieEdit(movie)
+        for change in plan.enabledChanges { try edit.setEnabled(change.trackID, change.enabled) }
+        if !plan.missingReferenceTargets.isEmpty { try edit.removeReferences(to: plan.missingReferenceTargets) }
+        return edit
+    }
+
+    /// Patches only the tkhd flag bytes of `path` with pwrite, then fsync: cost independent of file
+    /// size. Refuses (nothing written) when the plan needs a rewrite or the bytes on disk are not
+    /// the ones `movie` was read from. Returns the descriptions of the changes.
+    @discardableResult
+    public static func applyInPlace(_ plan: Plan, to movie: Movie, path: String) throws -> [String] {
+        if plan.needsRewrite {
+            let missing = plan.missingReferenceTargets.sorted().map(String.init).joined(separator: ", ")
+            throw KeepTrackError.unsupported("\(path): removing references to missing track \(missing) changes box sizes; --in-place only patches flags (write a new file instead)")
+        }
+        var patches: [(offset: UInt64, old: [UInt8], new: [UInt8], description: String)] = []
+        for change in plan.enabledChanges {
+            guard let track = movie.track(id: change.trackID), let tkhd = track.box.first("tkhd") else { continue }
+            let range = TrackHeaderBox.flagsPayloadRange
+            let old = Array(tkhd.payload[range])
+            var flags = track.header.header.flags
+            flags = change.enabled ? flags | TrackHeaderBox.enabledFlag : flags & ~TrackHeaderBox.enabledFlag
+            let new = [UInt8(flags >> 16 & 0xFF), UInt8(flags >> 8 & 0xFF), UInt8(flags & 0xFF)]
+            patches.append((tkhd.payloadOffset + UInt64(range.lowerBound), old, new,
+                            "track \(change.trackID): \(change.enabled ? "enabled" : "disabled")"))
+        }
+        guard !patches.isEmpty else { return [] }
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { throw KeepTrackError.cannotCreate("\(path): cannot open for writing: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        // Check every patch site first so a file changed since it was read is left alone entirely.
+        for patch in patches {
+            var current = [UInt8](repeating: 0, count: patch.old.count)
+            let count = current.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(patch.offset)) }
+            guard count == patch.old.count, current == patch.old else {
+                throw KeepTrackError.io("\(path): tkhd flags at byte \(patch.offset) changed since the file was read; nothing written")
+            }
+        }
+        for patch in patches {
+            let count = patch.new.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(patch.offset)) }
+            guard count == patch.new.count else { throw KeepTrackError.io("\(path): pwrite at byte \(patch.offset): \(String(cString: strerror(errno)))") }
+        }
+        guard fsync(descriptor) == 0 else { throw KeepTrackError.io("\(path): fsync: \(String(cString: strerror(errno)))") }
+        return patches.map(\.description)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The per-file work of `lint`, `fix` and `strip-spatial`, shaped as report rows so single files
+/// and folder runs share one path.
+public enum GroupOperations {
+    public static func lint(_ path: String) -> BatchOutcome {
+        let result = Linter.lint(path: path)
+        let errors = result.findings.filter { $0.severity == .error }.count
+        let summary = result.error.map { _ in "failed" }
+            ?? (result.findings.isEmpty ? "clean" : "\(errors) error(s), \(result.findings.count - errors) warning(s)")
+        return BatchOutcome(path: path, findings: result.findings, action: "lint", result: summary,
+                            error: result.error?.description, exitCode: result.exitCode)
+    }
+
+    /// `fix`: patches in place, writes `output`, or (neither) reports what it would change.
+    public static func fix(input: String, output: String?, inPlace: Bool, overwrite: Bool) -> BatchOutcome {
+        do {
+            let movie = try Movie.open(path: input)
+            let findings = Linter.lint(movie)
+            let plan = GroupFix.plan(movie)
+            if plan.isEmpty {
+                return BatchOutcome(path: input, findings: findings, action: "none", result: "nothing to fix", exitCode: ExitCode.ok)
+            }
+            if inPlace {
+                let changes = try GroupFix.applyInPlace(plan, to: movie, path: input)
+                return BatchOutcome(path: input, findings: findings, action: "patched", result: changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            }
+            let edit = try GroupFix.edit(movie, plan: plan)
+            guard let output else {
+                return BatchOutcome(path: input, findings: findings, action: "check", result: "would change: " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            }
+            try write(edit.writer(), to: output, input: input, overwrite: overwrite)
+            return BatchOutcome(path: input, findings: findings, action: "fixed", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+        } catch {
+            return BatchOutcome(path: input, action: "fix", failure: error)
+        }
+    }
+
+    /// `strip-spatial`: writes `output` without spatial tracks; writes nothing when there are none.
+    public static func stripSpatial(input: String, output: String, allowSilence: Bool, overwrite: Bool) -> BatchOutcome {
+        do {
+            let movie = try Movie.open(path: input)
+            guard let edit = try StripSpatial.edit(movie, allowSilence: allowSilence) else {
+                return BatchOutcome(path: input, action: "none", result: "no spatial audio track: nothing written", exitCode: ExitCode.ok)
+            }
+            try write(edit.writer(), to: output, input: input, overwrite: overwrite)
+            return BatchOutcome(path: input, action: "stripped", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+        } catch {
+            return BatchOutcome(path: input, action: "strip-spatial", failure: error)
+        }
+    }
+
+    /// Writes through `MovieOutput` after creating the output's folder (folder runs mirror trees).
+    public static func write(_ writer: MovieWriter, to output: String, input: String, overwrite: Bool) throws {
+        let folder = (output as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw KeepTrackError.cannotCreate("\(folder): \(error.localizedDescription)")
+            }
+        }
+        try MovieOutput.write(writer, to: output, inputs: [input], overwrite: overwrite)
+    }
+}

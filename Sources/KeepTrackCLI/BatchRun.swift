@@ -1,0 +1,112 @@
+import Foundation
+import KeepTrack
+
+/// The folder-run machinery shared by `lint`, `fix` and `strip-spatial`: options, parallel run,
+/// progress, per-file lines, summary and `--report`.
+enum BatchRun {
+    static let options: [OptionSpec] = [
+        .flag("recursive", short: "r", "Descend into sub-folders of folder arguments (default: only files directly inside)."),
+        .value("jobs", short: "j", "N", "Files processed at the same time (default: the number of cores)."),
+        .value("report", "FILE", "Write a JSON report: one row per file (path, findings, action, result, error)."),
+    ]
+
+    static let discussion = """
+    Folders: files ending .mov .mp4 .m4v .m4a .qt .3gp are taken (hidden files skipped); one bad file never stops the
+    others. A terminal shows a progress bar (files done, rate, time left); otherwise plain progress lines.
+    """
+
+    /// Runs `body` over the files named by `paths`; prints each outcome, a summary for several
+    /// files, writes `--report`, and returns the worst exit status.
+    static func run(_ invocation: Invocation, console: Console, command: String, paths: [String],
+                    printOutcome: (BatchOutcome, Console) -> Void = printOutcome,
+                    body: @escaping @Sendable (BatchFile) -> BatchOutcome) throws -> (outcomes: [BatchOutcome], code: Int32) {
+        let files = Batch.collect(paths, recursive: invocation.flag("recursive"))
+        guard !files.isEmpty else { throw KeepTrackError.missingInput("no movie files in \(paths.joined(separator: ", "))") }
+        let jobs = try invocation.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let start = Date()
+        let progress = files.count > 1 ? ProgressDisplay(console: console, total: files.count, start: start) : nil
+        var report: (@Sendable (Int, Int) -> Void)?
+        if let progress { report = { done, _ in progress.update(done: done) } }
+        let outcomes = Batch.run(files, jobs: jobs, progress: report, body: body)
+        progress?.finish()
+        let seconds = Date().timeIntervalSince(start)
+        for outcome in outcomes { printOutcome(outcome, console) }
+        if files.count > 1 { console.note(summary(outcomes, seconds: seconds)) }
+        if let reportPath = invocation.value("report") {
+            let text = Batch.report(outcomes, command: command, seconds: seconds).rendered() + "\n"
+            let output = try OutputFile(destination: reportPath, overwrite: invocation.flag("force"))
+            do {
+                try output.write(Array(text.utf8))
+                try output.commit()
+            } catch {
+                output.discard()
+                throw error
+            }
+        }
+        return (outcomes, Batch.worstExitCode(outcomes))
+    }
+
+    static func printOutcome(_ outcome: BatchOutcome, _ console: Console) {
+        if let error = outcome.error {
+            console.error("\(outcome.path): \(error)")
+        } else {
+            console.print("\(outcome.path): \(outcome.result)")
+        }
+    }
+
+    static func summary(_ outcomes: [BatchOutcome], seconds: Double) -> String {
+        var counts: [String: Int] = [:]
+        for outcome in outcomes { counts[outcome.error == nil ? outcome.action : "failed", default: 0] += 1 }
+        let parts = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let rate = seconds > 0 ? Double(outcomes.count) / seconds : 0
+        return "\(outcomes.count) files: \(parts) in \(String(format: "%.1f", seconds)) s (\(Int(rate)) files/s); exit \(Batch.worstExitCode(outcomes))"
+    }
+}
+
+/// Progress on stderr: a redrawn bar on a terminal, a plain line every tenth otherwise.
+final class ProgressDisplay: @unchecked Sendable {
+    private let lock = NSLock()
+    private let console: Console
+    private let total: Int
+    private let start: Date
+    private var lastDraw = Date.distantPast
+    private var lastTenth = 0
+
+    init(console: Console, total: Int, start: Date) {
+        self.console = console
+        self.total = total
+        self.start = start
+    }
+
+    func update(done: Int) {
+        lock.withLock {
+            let now = Date()
+            if console.isTerminal {
+                guard now.timeIntervalSince(lastDraw) >= 0.1 || done == total else { return }
+                lastDraw = now
+                console.progress("\r" + line(done: done, now: now, bar: true) + "\u{1B}[K")
+            } else {
+                let tenth = done * 10 / total
+                guard tenth > lastTenth else { return }
+                lastTenth = tenth
+                console.note(line(done: done, now: now, bar: false))
+            }
+        }
+    }
+
+    func finish() {
+        if console.isTerminal { console.progress("\n") }
+    }
+
+    func line(done: Int, now: Date, bar: Bool) -> String {
+        let elapsed = now.timeIntervalSince(start)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let left = rate > 0 ? Double(total - done) / rate : 0
+        let time = String(format: "%d:%02d", Int(left) / 60, Int(left) % 60)
+        let counts = "\(done)/\(total) files, \(Int(rate)) files/s, \(time) left"
+        guard bar else { return "progress: " + counts }
+        let width = 30
+        let filled = total > 0 ? done * width / total : width
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + counts
+    }
+}

@@ -1,0 +1,28 @@
+import KeepTrack
+
+/// `keeptrack extract IN OUT --track ID`: one track as its own movie.
+enum ExtractCommand {
+    static let spec = CommandSpec(
+        name: "extract",
+        summary: "Write one track as a movie of its own, sample entry, edit list and timing intact.",
+        arguments: "IN OUT",
+        positionals: 2...2,
+        options: [
+            .value("track", short: "t", "ID", "The track id to extract (see 'keeptrack inspect')."),
+            .flag("force", "Replace OUT if it exists."),
+        ],
+        discussion: """
+        The file type follows OUT's name: .m4a (audio, brand M4A), .mp4/.m4v (mp42), .mov/.qt (QuickTime).
+        APAC from a .mov keeps its QuickTime sound description version 2, so it needs a .mov output.
+        The extracted track is enabled, in alternate group 0, without references (the tracks they named are gone).
+        """
+    ) { invocation, console in
+        guard let id = try invocation.integer("track", in: 1...Int(UInt32.max)) else { throw KeepTrackCLIError.usage("extract needs --track ID") }
+        let (input, output) = (invocation.positionals[0], invocation.positionals[1])
+        let (writer, changes) = try ExtractTrack.writer(try Movie.open(path: input), trackID: UInt32(id), output: output)
+        try GroupOperations.write(writer, to: output, input: input, overwrite: invocation.flag("force"))
+        for change in changes where !change.hasPrefix("removed track") { console.print(change) }
+        console.print("wrote \(output): track \(id)")
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import KeepTrack
+
+/// `keeptrack fix IN [OUT] [--in-place]`: one enabled track per alternate group, no dangling references.
+enum FixCommand {
+    static let spec = CommandSpec(
+        name: "fix",
+        summary: "Make each alternate group play exactly one track and drop references to missing tracks.",
+        arguments: "IN [OUT] | FILE|DIR... (--in-place | --out-dir DIR)",
+        minimumPositionals: 1,
+        options: [
+            .flag("in-place", "Patch only the tkhd flag bytes of each input (pwrite + fsync); refuse fixes that need a rewrite."),
+            .value("out-dir", "DIR", "Write fixed copies under DIR, mirroring the input tree (inputs may be folders)."),
+            .flag("force", "Replace outputs (and the --report file) that exist."),
+        ] + BatchRun.options,
+        discussion: """
+        The track that stays enabled: the source's choice when exactly one is enabled; otherwise the track the others
+        name as their fallback (tref/fall: the stereo, most compatible one); otherwise the lowest track id.
+        IN alone (no OUT, --in-place or --out-dir) only reports what would change. A file that is already right
+        gets "nothing to fix" and nothing is written. A new file is written through the remux writer: every sample
+        and box as in the source, only the tkhd flag bytes (and removed references) differ.
+        --in-place costs the same for any file size; it exits 65 and writes nothing when a reference must be removed.
+        \(BatchRun.discussion)
+        """
+    ) { invocation, console in
+        let inPlace = invocation.flag("in-place")
+        let outDir = invocation.value("out-dir")
+        let force = invocation.flag("force")
+        if inPlace && outDir != nil { throw KeepTrackCLIError.usage("--in-place and --out-dir exclude each other") }
+        if inPlace || outDir != nil {
+            return try BatchRun.run(invocation, console: console, command: "fix", paths: invocation.positionals) { file in
+                GroupOperations.fix(input: file.path, output: outDir.map(file.output(under:)), inPlace: inPlace, overwrite: force)
+            }.code
+        }
+        guard invocation.positionals.count <= 2 else { throw KeepTrackCLIError.usage("several inputs need --in-place or --out-dir DIR") }
+        if isDirectory(invocation.positionals[0]) { throw KeepTrackCLIError.usage("a folder needs --in-place or --out-dir DIR") }
+        let output = invocation.positionals.count == 2 ? invocation.positionals[1] : nil
+        return try BatchRun.run(invocation, console: console, command: "fix", paths: [invocation.positionals[0]]) { file in
+            GroupOperations.fix(input: file.path, output: output, inPlace: false, overwrite: force)
+        }.code
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+    }
+}
