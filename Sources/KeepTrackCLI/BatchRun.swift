@@ -103,7 +103,7 @@ final class ProgressDisplay: @unchecked Sendable {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let left = rate > 0 ? Double(total - done) / rate : 0
         let time = String(format: "%d:%02d", Int(left) / 60, Int(left) % 60)
-        let counts = "\(done)/\(total) files, \(Int(rate)) files/s, \(time) left"
+        let counts = "\(done)/\(total) files, \(Int(rate.rounded())) files/s, \(time) left"
         guard bar else { return "progress: " + counts }
         let width = 30
         let filled = total > 0 ? done * width / total : width
