@@ -91,6 +91,23 @@ final class GroupOperationTests: XCTestCase {
         XCTAssertTrue(runCLI(["fix", "--in-place", path]).out.contains("nothing to fix"))
     }
 
+    func testFixInPlaceRestoresARealRecordingByteForByte() throws {
+        let real = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let copy = folder.path("both-enabled-real.mov")
+        let original = try fileBytes(real)
+        // What an enable-every-track writer does to the recording: APAC track 3 enabled too.
+        let tkhd = try XCTUnwrap(try Movie.open(path: real).track(id: spatial)?.box.first("tkhd"))
+        let flagIndex = Int(tkhd.payloadOffset) + TrackHeaderBox.flagsPayloadRange.upperBound - 1
+        var broken = original
+        broken[flagIndex] |= 0x01
+        try broken.write(to: URL(fileURLWithPath: copy))
+        XCTAssertEqual(GroupCheck.ruleIDs(copy), ["group-multiple-enabled"])
+        let result = runCLI(["fix", "--in-place", copy])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertEqual(try fileBytes(copy), original, "fix --in-place should give back the recording exactly")
+    }
+
     func testFixInPlaceRefusesARewrite() throws {
         let folder = TemporaryFolder()
         var options = FixtureOptions.variant("both-enabled")!
@@ -220,6 +237,7 @@ final class GroupOperationTests: XCTestCase {
         XCTAssertTrue(extracted.isEnabled)
         try GroupCheck.assertSamplesIdentical(source, output, tracks: [2])
         XCTAssertEqual(try GroupCheck.probe(output), [GroupCheck.ProbedStream(type: "audio", tag: "mp4a", isDefault: true)])
+        XCTAssertTrue(runTool("ffprobe", ["-v", "error", "-show_format", output])?.out.contains("major_brand=M4A") ?? false)
         XCTAssertEqual(runCLI(["lint", output]).code, 0)
     }
 
