@@ -2,7 +2,7 @@
 # lint over a library of 10,000 small synthetic files (a mix of good, both-enabled, none-enabled,
 # no-fall, mp4 and broken files in 100 folders), against reading the same bytes with cat and
 # against ffprobe / mediainfo on a 500-file subset (their stderr is discarded: they complain about the
-# opaque payloads, and a full stderr pipe would stall the measurement) (one process per file is their usual use).
+# opaque synthetic payloads at length) (one process per file is their usual use).
 # Reproduce: make build && bench/lint-folder.sh   (prints a Markdown section for BENCHMARKS.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
