@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # lint over a library of 10,000 small synthetic files (a mix of good, both-enabled, none-enabled,
 # no-fall, mp4 and broken files in 100 folders), against reading the same bytes with cat and
-# against ffprobe / mediainfo on a 500-file subset (their stderr is discarded: they complain about the
-# opaque synthetic payloads at length) (one process per file is their usual use).
+# against ffprobe (one process per file, their usual use) and mediainfo on a 500-file subset; their
+# stderr is discarded because they complain at length about the opaque synthetic payloads.
 # Reproduce: make build && bench/lint-folder.sh   (prints a Markdown section for BENCHMARKS.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
