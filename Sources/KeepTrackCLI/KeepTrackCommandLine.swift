@@ -10,6 +10,7 @@ public enum KeepTrackCommandLine {
         InspectCommand.spec,
         DumpCommand.spec,
         RemuxCommand.spec,
+        CompareCommand.spec,
         LevelsCommand.spec,
         LintCommand.spec,
         FixCommand.spec,

@@ -361,13 +361,7 @@ public struct FixtureBuilder {
         if sparse {
             data = ZeroByteSource(size: total)
         } else {
-            var bytes = [UInt8](repeating: 0, count: Int(total))
-            var state = UInt64(id) &* 0x9E37_79B9_7F4A_7C15
-            for index in bytes.indices {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                bytes[index] = UInt8(truncatingIfNeeded: state >> 56)
-            }
-            data = MemoryByteSource(bytes)
+            data = PatternByteSource(seed: UInt64(id), size: total)
         }
         return try output(trak: trak, sizes: sizes, timescale: timescale, data: data)
     }
@@ -428,4 +422,46 @@ public struct FixtureBuilder {
         0x05, 0x02, 0x11, 0x90, // AudioSpecificConfig: AAC-LC, 48000 Hz, 2 channels
         0x06, 0x01, 0x02, // SLConfig
     ]
+}
+
+/// Deterministic pseudo-random bytes computed from their offset: payloads of any size (benchmark
+/// files of several GiB) without holding them in memory.
+public final class PatternByteSource: ByteSource {
+    public let size: UInt64
+    let seed: UInt64
+
+    public init(seed: UInt64, size: UInt64) {
+        self.seed = seed &* 0x9E37_79B9_7F4A_7C15
+        self.size = size
+    }
+
+    /// splitmix64 of the 8-byte word index: every word independent, so any range can be produced alone.
+    @inline(__always)
+    func word(_ index: UInt64) -> UInt64 {
+        var z = seed &+ index &* 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
+            throw KeepTrackError.malformed(path: "", offset: offset, reason: "read past the end of \(size) pattern bytes")
+        }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var index = 0
+            var position = offset
+            while index < count {
+                let value = word(position >> 3)
+                var byte = position & 7
+                while byte < 8 && index < count {
+                    buffer[index] = UInt8(truncatingIfNeeded: value >> (byte << 3))
+                    index += 1
+                    byte += 1
+                    position += 1
+                }
+            }
+            initialized = count
+        }
+    }
 }

@@ -1,30 +1,53 @@
 /// Writes `movie` to a new file through `MovieWriter`, atomically: a temporary file beside the
-/// destination, renamed only when complete.
+/// destination, verified by reading it back, renamed only when complete.
 public enum MovieOutput {
     public struct Options: Sendable {
         public var overwrite = false
+        /// Read the written file back (structure and sample tables) before it replaces the destination.
+        public var verify = true
+        /// Also hash every sample of the source and of the output (a full read of both).
+        public var verifyData = false
         public var writer = MovieWriter.Options()
         public init() {}
     }
 
+    public struct Summary: Sendable {
+        public var written: MovieWriter.Summary
+        /// nil when verification was turned off.
+        public var verification: WriteVerification.Result?
+    }
+
     /// Lays out `writer`'s tracks into `destination`. `inputs` are refused as destinations.
     @discardableResult
-    public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], overwrite: Bool) throws -> MovieWriter.Summary {
-        let output = try OutputFile(destination: destination, overwrite: overwrite, inputs: inputs)
+    public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], options: Options) throws -> Summary {
+        let output = try OutputFile(destination: destination, overwrite: options.overwrite, inputs: inputs)
         do {
-            let summary = try writer.write(to: output)
+            let written = try writer.write(to: output)
+            try output.finishWriting()
+            var verification: WriteVerification.Result?
+            if options.verify || options.verifyData {
+                verification = try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: options.verifyData)
+            }
             try output.commit()
-            return summary
+            return Summary(written: written, verification: verification)
         } catch {
             output.discard()
             throw error
         }
     }
 
+    /// Same, with default options (verification on) apart from `overwrite`.
+    @discardableResult
+    public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], overwrite: Bool) throws -> MovieWriter.Summary {
+        var options = Options()
+        options.overwrite = overwrite
+        return try write(writer, to: destination, inputs: inputs, options: options).written
+    }
+
     /// Passthrough of every track, sample and box.
     @discardableResult
-    public static func remux(input: String, output: String, options: Options = Options()) throws -> MovieWriter.Summary {
+    public static func remux(input: String, output: String, options: Options = Options()) throws -> Summary {
         let movie = try Movie.open(path: input)
-        return try write(MovieWriter(passingThrough: movie, options: options.writer), to: output, inputs: [input], overwrite: options.overwrite)
+        return try write(MovieWriter(passingThrough: movie, options: options.writer), to: output, inputs: [input], options: options)
     }
 }

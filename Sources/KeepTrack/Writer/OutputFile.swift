@@ -96,35 +96,20 @@ public final class OutputFile {
             return
         }
         if let file = source as? FileByteSource {
-            #if os(Linux)
-            var fastPathWorks = true
-            while remaining > 0 && fastPathWorks {
-                var inOffset = off_t(sourceOffset)
-                guard let copyFileRange = Self.copyFileRange else { fastPathWorks = false; break }
-                let copied = copyFileRange(file.fileDescriptor, &inOffset, descriptor, nil, Int(min(remaining, 1 << 30)), 0)
-                if copied > 0 {
-                    remaining -= UInt64(copied)
-                    sourceOffset += UInt64(copied)
-                    position += UInt64(copied)
-                } else if copied == 0 {
-                    throw KeepTrackError.io("\(file.path): unexpected end of file at \(sourceOffset)")
-                } else if errno == EINTR {
-                    continue
-                } else if errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO {
-                    throw Self.writeError(errno, destination)
-                } else {
-                    fastPathWorks = false // EXDEV, EINVAL, ENOSYS: fall back to read/write
-                }
-            }
-            #endif
+            // Holes of a sparse input stay holes: only the data extents are copied.
             while remaining > 0 {
-                let count = Int(min(remaining, UInt64(buffer.count)))
-                try buffer.withUnsafeMutableBytes { raw in
-                    try file.read(at: sourceOffset, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
-                    try write(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                let (hole, data) = Self.extent(of: file.fileDescriptor, at: sourceOffset, limit: remaining)
+                if hole > 0 {
+                    guard lseek(descriptor, off_t(hole), SEEK_CUR) >= 0 else { throw Self.writeError(errno, destination) }
+                    position += hole
+                    sourceOffset += hole
+                    remaining -= hole
                 }
-                remaining -= UInt64(count)
-                sourceOffset += UInt64(count)
+                if data > 0 {
+                    try copyData(from: file, offset: sourceOffset, length: data, buffer: &buffer)
+                    sourceOffset += data
+                    remaining -= data
+                }
             }
             return
         }
@@ -134,6 +119,58 @@ public final class OutputFile {
             remaining -= UInt64(count)
             sourceOffset += UInt64(count)
         }
+    }
+
+    /// Copies a range holding data: copy_file_range between files (no user-space copy), else read/write.
+    func copyData(from file: FileByteSource, offset: UInt64, length: UInt64, buffer: inout [UInt8]) throws {
+        var remaining = length
+        var sourceOffset = offset
+        #if os(Linux)
+        var fastPathWorks = Self.copyFileRange != nil
+        while remaining > 0 && fastPathWorks, let copyFileRange = Self.copyFileRange {
+            var inOffset = off_t(sourceOffset)
+            let copied = copyFileRange(file.fileDescriptor, &inOffset, descriptor, nil, Int(min(remaining, 1 << 30)), 0)
+            if copied > 0 {
+                remaining -= UInt64(copied)
+                sourceOffset += UInt64(copied)
+                position += UInt64(copied)
+            } else if copied == 0 {
+                throw KeepTrackError.io("\(file.path): unexpected end of file at \(sourceOffset)")
+            } else if errno == EINTR {
+                continue
+            } else if errno == ENOSPC || errno == EDQUOT || errno == EFBIG || errno == EIO {
+                throw Self.writeError(errno, destination)
+            } else {
+                fastPathWorks = false // EXDEV, EINVAL, ENOSYS: fall back to read/write
+            }
+        }
+        #endif
+        while remaining > 0 {
+            let count = Int(min(remaining, UInt64(buffer.count)))
+            try buffer.withUnsafeMutableBytes { raw in
+                try file.read(at: sourceOffset, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+                try write(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+            }
+            remaining -= UInt64(count)
+            sourceOffset += UInt64(count)
+        }
+    }
+
+    /// From `offset`, the length of the hole (zeros not stored) and then of the data that follows,
+    /// within `limit` bytes. Without SEEK_DATA/SEEK_HOLE support everything is data.
+    static func extent(of descriptor: Int32, at offset: UInt64, limit: UInt64) -> (hole: UInt64, data: UInt64) {
+        #if os(Linux)
+        let seekData: Int32 = 3, seekHole: Int32 = 4
+        let dataStart = lseek(descriptor, off_t(offset), seekData)
+        if dataStart < 0 { return errno == ENXIO ? (limit, 0) : (0, limit) } // ENXIO: only a hole up to the end
+        let hole = min(UInt64(dataStart) - offset, limit)
+        if hole == limit { return (hole, 0) }
+        let dataEnd = lseek(descriptor, dataStart, seekHole)
+        let data = dataEnd < 0 ? limit - hole : min(UInt64(dataEnd) - UInt64(dataStart), limit - hole)
+        return (hole, data)
+        #else
+        return (0, limit)
+        #endif
     }
 
     #if os(Linux)
@@ -151,12 +188,17 @@ public final class OutputFile {
         return .io("\(destination): \(String(cString: strerror(code)))")
     }
 
-    /// fsyncs and moves the temporary file to the destination.
-    public func commit() throws {
+    /// Extends the file over a trailing hole so it has its full length (before reading it back).
+    public func finishWriting() throws {
         var info = stat()
         if fstat(descriptor, &info) == 0, UInt64(info.st_size) < position, ftruncate(descriptor, off_t(position)) != 0 {
             throw Self.writeError(errno, destination)
         }
+    }
+
+    /// fsyncs and moves the temporary file to the destination.
+    public func commit() throws {
+        try finishWriting()
         guard fsync(descriptor) == 0 else { throw Self.writeError(errno, destination) }
         close(descriptor)
         if overwrite {
@@ -231,6 +273,8 @@ public final class TemporaryFileRegistry: @unchecked Sendable {
     private func installHandlers() {
         guard !installed else { return }
         installed = true
+        // Past RLIMIT_FSIZE a write must fail with EFBIG (reported as exit 74), not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             signal(signalNumber) { number in
                 for slot in 0..<TemporaryFileRegistry.capacity {

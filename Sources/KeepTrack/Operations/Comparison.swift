@@ -1,0 +1,204 @@
+/// One fact compared for every track, shown as a row of the side-by-side table. Other options add
+/// columns by appending to `ComparisonColumn.standard` (for example measured audio levels).
+public struct ComparisonColumn: Sendable {
+    public let name: String
+    /// A difference in this column makes the files different (exit 1); otherwise it is only shown.
+    public let decisive: Bool
+    public let value: @Sendable (Track, Movie) throws -> String
+
+    public init(name: String, decisive: Bool, value: @escaping @Sendable (Track, Movie) throws -> String) {
+        self.name = name
+        self.decisive = decisive
+        self.value = value
+    }
+
+    public static let format = ComparisonColumn(name: "format", decisive: true) { track, _ in track.format?.description ?? "none" }
+    public static let enabled = ComparisonColumn(name: "enabled", decisive: true) { track, _ in track.isEnabled ? "yes" : "no" }
+    public static let alternateGroup = ComparisonColumn(name: "alternate group", decisive: true) { track, _ in String(track.alternateGroup) }
+    public static let references = ComparisonColumn(name: "references", decisive: true) { track, _ in
+        track.references.isEmpty ? "none" : track.references.map { "\($0.type)→\($0.trackIDs.map(String.init).joined(separator: ","))" }.joined(separator: " ")
+    }
+    public static let sampleCount = ComparisonColumn(name: "samples", decisive: true) { track, _ in String(track.sampleTable.sampleCount) }
+    public static let bytes = ComparisonColumn(name: "bytes", decisive: true) { track, _ in String(track.sampleTable.totalBytes) }
+    /// Reads every sample: the cost of a full read of the media data.
+    public static let sampleSHA256 = ComparisonColumn(name: "sha256", decisive: true) { track, movie in
+        SHA256.hex(try SampleDigest.sha256(of: track.sampleTable, in: movie.source))
+    }
+
+    public static let standard: [ComparisonColumn] = [format, enabled, alternateGroup, references, sampleCount, bytes, sampleSHA256]
+}
+
+/// Two movies side by side, track by track (matched by id): the check that a rewrite kept every
+/// sample, flag, alternate group and reference, and that would have caught "every track enabled".
+public struct MovieComparison: Sendable {
+    /// Boxes that only describe where samples are; a remux rewrites them, so they are not compared.
+    public static let layoutBoxes: Set<FourCC> = ["stsc", "stco", "co64"]
+    /// Top-level boxes compared besides moov (mdat is compared through the samples).
+    static let comparedTopLevel: Set<FourCC> = ["ftyp"]
+
+    public struct TrackRow: Sendable {
+        public let id: UInt32
+        /// One value per column; nil when the track is missing from that file.
+        public let a: [String]?
+        public let b: [String]?
+        /// Paths inside the trak (e.g. `mdia/minf/stbl/stts`) whose bytes differ, layout boxes excluded.
+        public let differingBoxes: [String]
+    }
+
+    public let nameA: String
+    public let nameB: String
+    public let columns: [ComparisonColumn]
+    /// Tracks of A in A's order, then tracks only in B.
+    public let rows: [TrackRow]
+    /// (track id, enabled) in file order: the list that shows which audio a player will pick.
+    public let enabledA: [(id: UInt32, enabled: Bool)]
+    public let enabledB: [(id: UInt32, enabled: Bool)]
+    /// Movie-level boxes (ftyp, moov children other than trak) whose bytes differ.
+    public let differingMovieBoxes: [String]
+    /// Every decisive difference, one sentence each.
+    public let differences: [String]
+
+    public var isIdentical: Bool { differences.isEmpty }
+
+    public init(_ a: Movie, _ b: Movie, nameA: String = "A", nameB: String = "B", columns: [ComparisonColumn] = ComparisonColumn.standard) throws {
+        self.nameA = nameA
+        self.nameB = nameB
+        self.columns = columns
+        var rows: [TrackRow] = []
+        var differences: [String] = []
+        for trackA in a.tracks {
+            let valuesA = try columns.map { try $0.value(trackA, a) }
+            guard let trackB = b.track(id: trackA.id) else {
+                rows.append(TrackRow(id: trackA.id, a: valuesA, b: nil, differingBoxes: []))
+                differences.append("track \(trackA.id) (\(trackA.format?.description ?? "no format")) is missing from \(nameB)")
+                continue
+            }
+            let valuesB = try columns.map { try $0.value(trackB, b) }
+            for (index, column) in columns.enumerated() where column.decisive && valuesA[index] != valuesB[index] {
+                differences.append("track \(trackA.id): \(column.name) differs: \(valuesA[index]) in \(nameA), \(valuesB[index]) in \(nameB)")
+            }
+            let boxes = Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes)
+            if !boxes.isEmpty { differences.append("track \(trackA.id): boxes differ: \(boxes.joined(separator: ", "))") }
+            rows.append(TrackRow(id: trackA.id, a: valuesA, b: valuesB, differingBoxes: boxes))
+        }
+        for trackB in b.tracks where a.track(id: trackB.id) == nil {
+            rows.append(TrackRow(id: trackB.id, a: nil, b: try columns.map { try $0.value(trackB, b) }, differingBoxes: []))
+        }
+        var movieBoxes: [String] = []
+        let topA = a.boxes.filter { Self.comparedTopLevel.contains($0.type) }
+        let topB = b.boxes.filter { Self.comparedTopLevel.contains($0.type) }
+        movieBoxes += Self.differingChildren(topA, topB, path: "", ignoring: [])
+        movieBoxes += Self.differingChildren(a.moov.children.filter { $0.type != "trak" }, b.moov.children.filter { $0.type != "trak" },
+                                             path: "moov/", ignoring: [])
+        if !movieBoxes.isEmpty { differences.append("movie boxes differ: \(movieBoxes.joined(separator: ", "))") }
+        self.rows = rows
+        self.differingMovieBoxes = movieBoxes
+        self.differences = differences
+        enabledA = a.tracks.map { ($0.id, $0.isEnabled) }
+        enabledB = b.tracks.map { ($0.id, $0.isEnabled) }
+    }
+
+    /// Compares two box trees; returns the deepest paths whose bytes differ (a container is named
+    /// itself only when its own fields — prefix or trailer — differ).
+    public static func differingBoxes(_ a: Box, _ b: Box, path: String, ignoring: Set<FourCC>) -> [String] {
+        switch (a.content, b.content) {
+        case (.container(let left), .container(let right)):
+            var result: [String] = []
+            if left.prefix != right.prefix || left.trailer != right.trailer || a.type != b.type { result.append(path.isEmpty ? a.type.description : path) }
+            return result + differingChildren(left.children, right.children, path: path.isEmpty ? "" : path + "/", ignoring: ignoring)
+        case (.bytes(let left), .bytes(let right)):
+            return left == right && a.type == b.type ? [] : [path.isEmpty ? a.type.description : path]
+        case (.external(_, let left), .external(_, let right)):
+            return left == right ? [] : [path]
+        default:
+            return [path.isEmpty ? a.type.description : path]
+        }
+    }
+
+    /// Pairs children by type and occurrence (the second `trak` with the second `trak`).
+    static func differingChildren(_ left: [Box], _ right: [Box], path: String, ignoring: Set<FourCC>) -> [String] {
+        func keyed(_ boxes: [Box]) -> [(key: String, box: Box)] {
+            var seen: [FourCC: Int] = [:]
+            return boxes.compactMap { box in
+                guard !ignoring.contains(box.type) else { return nil }
+                let count = (seen[box.type] ?? 0) + 1
+                seen[box.type] = count
+                return (count == 1 ? box.type.description : "\(box.type)[\(count)]", box)
+            }
+        }
+        let keyedLeft = keyed(left)
+        let keyedRight = keyed(right)
+        var result: [String] = []
+        for (key, box) in keyedLeft {
+            if let other = keyedRight.first(where: { $0.key == key }) {
+                result += differingBoxes(box, other.box, path: path + key, ignoring: ignoring)
+            } else {
+                result.append(path + key + " (only in A)")
+            }
+        }
+        for (key, _) in keyedRight where !keyedLeft.contains(where: { $0.key == key }) { result.append(path + key + " (only in B)") }
+        return result
+    }
+
+    // MARK: Reports
+
+    public var text: String {
+        var lines = ["A: \(nameA)", "B: \(nameB)", ""]
+        let labels = columns.map(\.name) + ["boxes that differ"]
+        let labelWidth = (labels.map(\.count).max() ?? 0) + 4
+        for row in rows {
+            let values = (row.a ?? []) + (row.b ?? [])
+            let valueWidth = max(12, (values.map(\.count).max() ?? 0) + 2)
+            let presence = row.a == nil ? " (only in B)" : row.b == nil ? " (only in A)" : ""
+            lines.append("Track \(row.id)\(presence)".rightPadded(to: labelWidth) + "A".rightPadded(to: valueWidth) + "B")
+            for (index, column) in columns.enumerated() {
+                let left = row.a?[index] ?? "—"
+                let right = row.b?[index] ?? "—"
+                let mark = row.a != nil && row.b != nil && left != right ? "  ≠" : ""
+                lines.append(("  " + column.name).rightPadded(to: labelWidth) + left.rightPadded(to: valueWidth) + right + mark)
+            }
+            if row.a != nil && row.b != nil {
+                lines.append("  boxes that differ".rightPadded(to: labelWidth) + (row.differingBoxes.isEmpty ? "none" : row.differingBoxes.joined(separator: ", ")))
+            }
+            lines.append("")
+        }
+        func flags(_ list: [(id: UInt32, enabled: Bool)]) -> String {
+            list.map { "\($0.id) \($0.enabled ? "on" : "off")" }.joined(separator: ", ")
+        }
+        lines.append("Enabled flags in file order")
+        lines.append("  A: " + flags(enabledA))
+        lines.append("  B: " + flags(enabledB))
+        lines.append("")
+        if !differingMovieBoxes.isEmpty { lines.append("Movie boxes that differ: " + differingMovieBoxes.joined(separator: ", ")) }
+        if isIdentical {
+            lines.append("Identical: every track of A is in B with the same samples, flags, alternate group, references and boxes.")
+        } else {
+            lines.append("Different (\(differences.count)):")
+            lines += differences.map { "  - " + $0 }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    public var json: JSONValue {
+        func values(_ list: [String]?) -> JSONValue {
+            guard let list else { return .null }
+            return .object(zip(columns, list).map { ($0.name, .string($1)) })
+        }
+        func flags(_ list: [(id: UInt32, enabled: Bool)]) -> JSONValue {
+            .array(list.map { .object([("id", .int(Int64($0.id))), ("enabled", .bool($0.enabled))]) })
+        }
+        return .object([
+            ("a", .string(nameA)),
+            ("b", .string(nameB)),
+            ("identical", .bool(isIdentical)),
+            ("tracks", .array(rows.map { row in
+                .object([("id", .int(Int64(row.id))), ("a", values(row.a)), ("b", values(row.b)),
+                         ("differingBoxes", .array(row.differingBoxes.map(JSONValue.string)))])
+            })),
+            ("enabledFlags", .object([("a", flags(enabledA)), ("b", flags(enabledB))])),
+            ("differingMovieBoxes", .array(differingMovieBoxes.map(JSONValue.string))),
+            ("differences", .array(differences.map(JSONValue.string))),
+        ])
+    }
+}
+
