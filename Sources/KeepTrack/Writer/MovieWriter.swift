@@ -61,15 +61,13 @@ public struct MovieWriter {
     func makeLayout(plan: ChunkPlan, prefixSize: UInt64) throws -> Layout {
         let mdatLarge = plan.totalBytes + 8 > UInt64(UInt32.max)
         let mdatHeaderSize: UInt64 = mdatLarge ? 16 : 8
-        var large = options.forceLargeOffsets
+        // Offsets relative to the data start already beyond 32 bits need co64 before sizing moov.
+        var large = try options.forceLargeOffsets || maxChunkOffset(plan: plan, dataStart: 0) > UInt64(UInt32.max)
         while true {
             // First pass with placeholder offsets to learn the moov size (it depends only on stco vs co64).
             let sizingMoov = try buildMoov(plan: plan, dataStart: 0, large: large)
             let dataStart = options.moovFirst ? prefixSize + sizingMoov.size + mdatHeaderSize : prefixSize + mdatHeaderSize
-            let lastEnd = dataStart + plan.totalBytes
-            if !large && lastEnd > UInt64(UInt32.max) && plan.chunks.contains(where: { _ in true }) {
-                if try maxChunkOffset(plan: plan, dataStart: dataStart) > UInt64(UInt32.max) { large = true; continue }
-            }
+            if !large, try maxChunkOffset(plan: plan, dataStart: dataStart) > UInt64(UInt32.max) { large = true; continue }
             let moov = try buildMoov(plan: plan, dataStart: dataStart, large: large)
             var header = ByteWriter()
             if mdatLarge {

@@ -32,9 +32,15 @@ public final class OutputFile {
         self.overwrite = overwrite
         var existing = stat()
         let exists = lstat(destination, &existing) == 0
+        // The destination itself or, through a symbolic link, the file it names.
+        var target = stat()
+        let targetExists = stat(destination, &target) == 0
         for input in inputs {
             var info = stat()
-            if exists, stat(input, &info) == 0, info.st_dev == existing.st_dev, info.st_ino == existing.st_ino {
+            guard stat(input, &info) == 0 else { continue }
+            let sameAsLink = exists && info.st_dev == existing.st_dev && info.st_ino == existing.st_ino
+            let sameAsTarget = targetExists && info.st_dev == target.st_dev && info.st_ino == target.st_ino
+            if sameAsLink || sameAsTarget {
                 throw KeepTrackError.usage("the output \(destination) is the input file; write to another path (or use --in-place where offered)")
             }
         }
