@@ -20,8 +20,6 @@ let package = Package(
         // Commands and the table-driven argument parser; `keeptrack` is a thin main over it.
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCodec"]),
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrackCLI"]),
-        // Writes synthetic movies of any size (benchmark inputs of several GiB).
-        .executableTarget(name: "keeptrack-fixture", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(name: "KeepTrackTests", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackCodec"], exclude: ["Golden"]),
     ],
