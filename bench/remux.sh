@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# remux vs cp vs ffmpeg -map 0 -c copy: the real fixture, a 100 MB and a 2+ GiB iPhone-layout file
+# (real bytes, not sparse). Prints a Markdown section for BENCHMARKS.md.
+# Reproduce: make build && bench/remux.sh        (RUNS=3 by default; BENCH_DIR=/path to choose the disk)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KT=$PWD/.build/release/keeptrack
+RUNS=${RUNS:-3}
+work=$(mktemp -d "${BENCH_DIR:-/tmp}/keeptrack-bench-remux.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+real=../shared/fixtures/iphone16pro-spatial-audio.mov
+# 60 s at 30 fps: ~1.1 MB frames (sync frames 4.4 MB), stereo AAC + APAC, two mebx tracks, moov last.
+$KT fixture iphone "$work/big.mov" --duration 60 --video-frame-bytes 1100000 >/dev/null
+$KT fixture iphone "$work/medium.mov" --duration 60 --video-frame-bytes 50000 >/dev/null
+
+echo "## remux vs cp vs ffmpeg"
+echo
+echo "keeptrack remux writes moov first, verifies the output by reading it back (structure and sample"
+echo "tables) and fsyncs before renaming; cp and ffmpeg do neither, so a \`cp + sync\` row shows the cost"
+echo "of durability. Same file system for input and outputs; outputs removed before every run (not timed)."
+echo
+for file in "$real" "$work/medium.mov" "$work/big.mov"; do
+    name=$(basename "$file")
+    size=$(stat -c %s "$file")
+    python3 bench/measure.py --runs "$RUNS" --baseline cp --title "$name ($size bytes)" \
+        --before "rm -f $work/out-*" \
+        --cmd cp "cp $file $work/out-cp.mov" \
+        --cmd "cp + sync" "sh -c 'cp $file $work/out-cs.mov && sync $work/out-cs.mov'" \
+        --cmd keeptrack "$KT remux $file $work/out-kt.mov" \
+        --cmd ffmpeg "ffmpeg -v error -nostdin -y -i $file -map 0 -c copy $work/out-ff.mov"
+    # What each output holds, as keeptrack compare sees it against the input.
+    rm -f "$work"/out-*
+    $KT remux "$file" "$work/out-kt.mov" >/dev/null
+    kt_result=$($KT compare "$file" "$work/out-kt.mov" >/dev/null && echo "identical" || echo "DIFFERENT")
+    if ffmpeg -v error -nostdin -y -i "$file" -map 0 -c copy "$work/out-ff.mov" 2>"$work/ff.err"; then
+        differences=$($KT compare --json "$file" "$work/out-ff.mov" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))' || true)
+        ff_result="exit 0; \`keeptrack compare\` finds $differences differences (see below)"
+    else
+        ff_result="failed: \`$(tail -1 "$work/ff.err")\`"
+    fi
+    echo
+    echo "Output check: keeptrack → $kt_result; ffmpeg → $ff_result."
+    rm -f "$work"/out-*
+done
+echo
+echo "### What ffmpeg -map 0 -c copy did to the real recording"
+echo
+rm -f "$work"/out-*
+ffmpeg -v error -nostdin -y -i "$real" -map 0 -c copy "$work/out-ff.mov"
+echo '```'
+$KT compare "$real" "$work/out-ff.mov" | sed -n '/^Different/,$p' | cut -c1-220 || true
+echo '```'
+echo
+echo "ffmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3); copying the AVAssetWriter .mp4 to .mp4 with -map 0 -c copy:"
+if ffmpeg -v error -nostdin -y -i ../shared/fixtures/avassetwriter-apac.mp4 -map 0 -c copy "$work/out-ff.mp4" 2>"$work/ff.err"; then
+    echo "succeeded."
+else
+    echo "failed: \`$(grep -m1 -i 'could not\|error' "$work/ff.err" || tail -1 "$work/ff.err")\`."
+fi
