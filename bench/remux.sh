@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # remux vs cp vs ffmpeg -map 0 -c copy: the real fixture, a 100 MB and a 2+ GiB iPhone-layout file
 # (real bytes, not sparse). Prints a Markdown section for BENCHMARKS.md.
-# Reproduce: make build && bench/remux.sh        (RUNS=3 by default; BENCH_DIR=/path to choose the disk)
+# Reproduce: make build && bench/remux.sh        (RUNS=5 by default; BENCH_DIR=/path to choose the disk)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KT=$PWD/.build/release/keeptrack
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 work=$(mktemp -d "${BENCH_DIR:-/tmp}/keeptrack-bench-remux.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 real=../shared/fixtures/iphone16pro-spatial-audio.mov
@@ -18,6 +18,9 @@ echo
 echo "keeptrack remux writes moov first, verifies the output by reading it back (structure and sample"
 echo "tables) and fsyncs before renaming; cp and ffmpeg do neither, so a \`cp + sync\` row shows the cost"
 echo "of durability. Same file system for input and outputs; outputs removed before every run (not timed)."
+echo "Floors (issue 3), on the 2+ GiB file: remux within 1.15x of cp, faster than ffmpeg, peak RSS under 64 MiB."
+echo "On small files fixed costs dominate (fsync of the file and its folder, reading the output back): compare"
+echo "those with the cp + sync row. The shared 2-core VM makes disk timings noisy: rerun before drawing conclusions."
 echo
 for file in "$real" "$work/medium.mov" "$work/big.mov"; do
     name=$(basename "$file")
@@ -34,7 +37,7 @@ for file in "$real" "$work/medium.mov" "$work/big.mov"; do
     kt_result=$($KT compare "$file" "$work/out-kt.mov" >/dev/null && echo "identical" || echo "DIFFERENT")
     if ffmpeg -v error -nostdin -y -i "$file" -map 0 -c copy "$work/out-ff.mov" 2>"$work/ff.err"; then
         differences=$($KT compare --json "$file" "$work/out-ff.mov" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))' || true)
-        ff_result="exit 0; \`keeptrack compare\` finds $differences differences (see below)"
+        ff_result="exit 0, but \`keeptrack compare\` finds $differences differences"
     else
         ff_result="failed: \`$(tail -1 "$work/ff.err")\`"
     fi
@@ -48,7 +51,9 @@ echo
 rm -f "$work"/out-*
 ffmpeg -v error -nostdin -y -i "$real" -map 0 -c copy "$work/out-ff.mov"
 echo '```'
-$KT compare "$real" "$work/out-ff.mov" | sed -n '/^Different/,$p' | cut -c1-220 || true
+# The spatial track and the movie-level lines tell the story; the full list is in `keeptrack compare`.
+$KT compare "$real" "$work/out-ff.mov" | grep -E '^Different|track 3:|track 4: (format|alternate|references)|movie boxes' \
+    | sed "s|$work/||g; s|\.\./shared/fixtures/||g" | cut -c1-260 || true
 echo '```'
 echo
 echo "ffmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3); copying the AVAssetWriter .mp4 to .mp4 with -map 0 -c copy:"

@@ -135,10 +135,11 @@ public final class OutputFile {
         var fastPathWorks = Self.copyFileRange != nil
         while remaining > 0 && fastPathWorks, let copyFileRange = Self.copyFileRange {
             var inOffset = off_t(sourceOffset)
-            let copied = copyFileRange(file.fileDescriptor, &inOffset, descriptor, nil, Int(min(remaining, 1 << 30)), 0)
+            let copied = copyFileRange(file.fileDescriptor, &inOffset, descriptor, nil, Int(min(remaining, UInt64(Self.writebackPiece))), 0)
             if copied > 0 {
                 remaining -= UInt64(copied)
                 sourceOffset += UInt64(copied)
+                startWriteback(from: position, count: UInt64(copied))
                 position += UInt64(copied)
             } else if copied == 0 {
                 throw KeepTrackError.io("\(file.path): unexpected end of file at \(sourceOffset)")
@@ -179,7 +180,25 @@ public final class OutputFile {
         #endif
     }
 
+    /// Bytes copied between writeback hints: small enough that the disk starts writing while the
+    /// copy goes on, so the final fsync waits only for the last piece instead of the whole file.
+    static let writebackPiece = 64 << 20
+
+    /// Asks the kernel to start writing a range to disk now, without waiting (a hint; errors surface at fsync).
+    func startWriteback(from offset: UInt64, count: UInt64) {
+        #if os(Linux)
+        let syncFileRangeWrite: UInt32 = 2
+        _ = Self.syncFileRange?(descriptor, off_t(offset), off_t(count), syncFileRangeWrite)
+        #endif
+    }
+
     #if os(Linux)
+    typealias SyncFileRange = @convention(c) (Int32, off_t, off_t, UInt32) -> Int32
+    static let syncFileRange: SyncFileRange? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: SyncFileRange.self)
+    }()
+
     typealias CopyFileRange = @convention(c) (Int32, UnsafeMutablePointer<off_t>?, Int32, UnsafeMutablePointer<off_t>?, Int, UInt32) -> Int
     /// glibc's copy_file_range, looked up at run time (Swift's Glibc module does not export it).
     static let copyFileRange: CopyFileRange? = {
