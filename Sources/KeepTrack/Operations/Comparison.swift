@@ -66,14 +66,16 @@ public struct MovieComparison: Sendable {
         self.columns = columns
         var rows: [TrackRow] = []
         var differences: [String] = []
+        // Column values (sample hashes read whole files) of both movies at once.
+        let (allA, allB) = try inParallel({ try Self.values(of: a, columns: columns) }, { try Self.values(of: b, columns: columns) })
         for trackA in a.tracks {
-            let valuesA = try columns.map { try $0.value(trackA, a) }
+            let valuesA = allA[trackA.id]!
             guard let trackB = b.track(id: trackA.id) else {
                 rows.append(TrackRow(id: trackA.id, a: valuesA, b: nil, differingBoxes: []))
                 differences.append("track \(trackA.id) (\(trackA.format?.description ?? "no format")) is missing from \(nameB)")
                 continue
             }
-            let valuesB = try columns.map { try $0.value(trackB, b) }
+            let valuesB = allB[trackB.id]!
             for (index, column) in columns.enumerated() where column.decisive && valuesA[index] != valuesB[index] {
                 differences.append("track \(trackA.id): \(column.name) differs: \(valuesA[index]) in \(nameA), \(valuesB[index]) in \(nameB)")
             }
@@ -82,7 +84,7 @@ public struct MovieComparison: Sendable {
             rows.append(TrackRow(id: trackA.id, a: valuesA, b: valuesB, differingBoxes: boxes))
         }
         for trackB in b.tracks where a.track(id: trackB.id) == nil {
-            rows.append(TrackRow(id: trackB.id, a: nil, b: try columns.map { try $0.value(trackB, b) }, differingBoxes: []))
+            rows.append(TrackRow(id: trackB.id, a: nil, b: allB[trackB.id], differingBoxes: []))
         }
         var movieBoxes: [String] = []
         let topA = a.boxes.filter { Self.comparedTopLevel.contains($0.type) }
@@ -96,6 +98,13 @@ public struct MovieComparison: Sendable {
         self.differences = differences
         enabledA = a.tracks.map { ($0.id, $0.isEnabled) }
         enabledB = b.tracks.map { ($0.id, $0.isEnabled) }
+    }
+
+    /// Every column's value for every track, by track id (ids are unique: `Movie` checks).
+    static func values(of movie: Movie, columns: [ComparisonColumn]) throws -> [UInt32: [String]] {
+        var result: [UInt32: [String]] = [:]
+        for track in movie.tracks { result[track.id] = try columns.map { try $0.value(track, movie) } }
+        return result
     }
 
     /// Compares two box trees; returns the deepest paths whose bytes differ (a container is named

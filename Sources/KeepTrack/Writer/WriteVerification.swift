@@ -60,8 +60,9 @@ public enum WriteVerification {
         guard position <= mdat.payloadOffset + mdat.payloadSize else { throw fail("samples run past the end of mdat") }
         if hashData {
             for (planned, actual) in zip(writer.tracks, written.tracks) {
-                let expected = try SampleDigest.sha256(of: planned.table, in: planned.data)
-                let found = try SampleDigest.sha256(of: actual.sampleTable, in: written.source)
+                let source = written.source
+                let (expected, found) = try inParallel({ try SampleDigest.sha256(of: planned.table, in: planned.data) },
+                                                       { try SampleDigest.sha256(of: actual.sampleTable, in: source) })
                 guard expected == found else {
                     throw fail("track \(actual.id): sample data differs (SHA-256 \(SHA256.hex(found)), source \(SHA256.hex(expected)))")
                 }
