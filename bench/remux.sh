@@ -13,6 +13,18 @@ real=../shared/fixtures/iphone16pro-spatial-audio.mov
 $KT fixture iphone "$work/big.mov" --duration 60 --video-frame-bytes 1100000 >/dev/null
 $KT fixture iphone "$work/medium.mov" --duration 60 --video-frame-bytes 50000 >/dev/null
 
+# One line: what keeptrack compare says about OUT against IN (or why it cannot read OUT).
+compare_summary() {
+    local json
+    if json=$($KT compare --json "$1" "$2" 2>"$work/compare.err"); then
+        echo "\`keeptrack compare\` says identical"
+    elif [ -n "$json" ]; then
+        echo "\`keeptrack compare\` finds $(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))' <<<"$json") differences"
+    else
+        echo "keeptrack cannot read the output: \`$(sed "s|$work/||g" "$work/compare.err" | head -1)\`"
+    fi
+}
+
 echo "## remux vs cp vs ffmpeg"
 echo
 echo "keeptrack remux writes moov first, verifies the output by reading it back (structure and sample"
@@ -34,10 +46,9 @@ for file in "$real" "$work/medium.mov" "$work/big.mov"; do
     # What each output holds, as keeptrack compare sees it against the input.
     rm -f "$work"/out-*
     $KT remux "$file" "$work/out-kt.mov" >/dev/null
-    kt_result=$($KT compare "$file" "$work/out-kt.mov" >/dev/null && echo "identical" || echo "DIFFERENT")
+    kt_result=$(compare_summary "$file" "$work/out-kt.mov")
     if ffmpeg -v error -nostdin -y -i "$file" -map 0 -c copy "$work/out-ff.mov" 2>"$work/ff.err"; then
-        differences=$($KT compare --json "$file" "$work/out-ff.mov" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["differences"]))' || true)
-        ff_result="exit 0, but \`keeptrack compare\` finds $differences differences"
+        ff_result="exit 0, but $(compare_summary "$file" "$work/out-ff.mov")"
     else
         ff_result="failed: \`$(tail -1 "$work/ff.err")\`"
     fi
@@ -50,11 +61,17 @@ echo "### What ffmpeg -map 0 -c copy did to the real recording"
 echo
 rm -f "$work"/out-*
 ffmpeg -v error -nostdin -y -i "$real" -map 0 -c copy "$work/out-ff.mov"
+echo "Streams as ffprobe lists them (type, codec tag, default disposition = enabled flag), input then ffmpeg's output:"
+echo
 echo '```'
-# The spatial track and the movie-level lines tell the story; the full list is in `keeptrack compare`.
-$KT compare "$real" "$work/out-ff.mov" | grep -E '^Different|track 3:|track 4: (format|alternate|references)|movie boxes' \
-    | sed "s|$work/||g; s|\.\./shared/fixtures/||g" | cut -c1-260 || true
+for f in "$real" "$work/out-ff.mov"; do
+    echo "$(basename "$f"):"
+    ffprobe -v error -show_entries stream=codec_type,codec_tag_string:stream_disposition=default -of csv=p=0 "$f" | tr '\n' ' '
+    echo
+done
 echo '```'
+echo
+echo "keeptrack on ffmpeg's output: $(compare_summary "$real" "$work/out-ff.mov")."
 echo
 echo "ffmpeg $(ffmpeg -version | head -1 | cut -d' ' -f3); copying the AVAssetWriter .mp4 to .mp4 with -map 0 -c copy:"
 if ffmpeg -v error -nostdin -y -i ../shared/fixtures/avassetwriter-apac.mp4 -map 0 -c copy "$work/out-ff.mp4" 2>"$work/ff.err"; then

@@ -58,7 +58,7 @@ public final class OutputFile {
             throw KeepTrackError.cannotCreate("cannot create a file in \(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))")
         }
         descriptor = fd
-        temporaryPath = String(cString: template)
+        temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         fchmod(fd, 0o644 & ~Self.umaskValue)
         registration = TemporaryFileRegistry.shared.register(temporaryPath)
     }
