@@ -219,4 +219,30 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(runCLI(["levels", "--compare", a]).code, 64)
         XCTAssertEqual(runCLI(["levels", folder.path("missing.mov")]).code, 66)
     }
+
+    func testCompareLevelsOnSeveralPairs() throws {
+        let folder = TemporaryFolder()
+        let a = try sine(folder.path("a.mov"), amplitude: 0.1, codec: ["-c:a", "pcm_s16le"])
+        let b = try sine(folder.path("b.mov"), amplitude: 0.2, codec: ["-c:a", "pcm_s16le"])
+        let result = runCLI(["compare", "--levels", a, a, a, b])
+        XCTAssertEqual(result.code, 1, result.out + result.error)
+        let rows = result.out.split(separator: "\n").filter { $0.contains("a.mov") }
+        XCTAssertEqual(rows.count, 2, result.out)
+        XCTAssertTrue(result.out.contains("+6.02"), result.out)
+        let json = runCLI(["compare", "--levels", "--json", a, a])
+        XCTAssertEqual(json.code, 0, json.out)
+        XCTAssertEqual(runCLI(["compare", a, a, a, b]).code, 64, "several pairs only with --levels")
+        XCTAssertEqual(runCLI(["compare", "--tolerance", "1", a, a]).code, 64)
+    }
+
+    /// The proof of a correct passthrough: the real recording remuxed plays exactly the same audio.
+    func testRemuxOfRealRecordingHasIdenticalEnabledAudio() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("remuxed.mov")
+        XCTAssertEqual(runCLI(["remux", source, output]).code, 0)
+        let result = runCLI(["compare", "--levels", "--json", source, output])
+        XCTAssertEqual(result.code, 0, result.out + result.error)
+        XCTAssertFalse(result.out.contains("\"echoRisk\": true"), result.out)
+    }
 }

@@ -1,13 +1,19 @@
 import KeepTrack
+import KeepTrackCodec
 
 /// `keeptrack compare A B [--json]`: tracks side by side, the check that a rewrite lost nothing.
 enum CompareCommand {
     static let spec = CommandSpec(
         name: "compare",
         summary: "Compare two movies track by track: samples (SHA-256), enabled flags, groups, references, boxes.",
-        arguments: "A B",
-        positionals: 2...2,
-        options: [.flag("json", "Print JSON (keys documented in the README).")],
+        arguments: "A B [A2 B2 ...]",
+        minimumPositionals: 0,
+        options: [
+            .flag("json", "Print JSON (keys documented in the README)."),
+            .flag("levels", "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
+            .value("list", "FILE", "With --levels: read pairs from FILE, one 'A<TAB>B' per line."),
+            .value("tolerance", "DB", "With --levels: the difference still counted as the same (default 0.1)."),
+        ],
         discussion: """
         Tracks are matched by id. For each: format, enabled, alternate group, references, sample count, bytes,
         SHA-256 of the sample data in decode order, and the boxes of the trak whose bytes differ (the layout
@@ -15,8 +21,18 @@ enum CompareCommand {
         Reads every sample of both files.
         Exit status: 0 when every track of A is in B with identical samples, flags, group, references and
         boxes (tracks only in B are listed but allowed); 1 otherwise, each difference named; 65/66/74 on errors.
+        --levels decodes the enabled audio of each file (as `keeptrack levels`) and prints one row per pair:
+        RMS of A and B, the difference, and ECHO RISK when B plays more tracks of one alternate group at once
+        than A. Exit 1 when a pair differs by more than the tolerance or has echo risk.
         """
     ) { invocation, console in
+        if invocation.flag("levels") { return try LevelsCommand.compare(invocation, console) }
+        guard invocation.value("list") == nil, invocation.value("tolerance") == nil else {
+            throw KeepTrackCLIError.usage("--list and --tolerance go with --levels")
+        }
+        guard invocation.positionals.count == 2 else {
+            throw KeepTrackCLIError.usage("compare takes two files A B (several pairs only with --levels)")
+        }
         let pathA = invocation.positionals[0]
         let pathB = invocation.positionals[1]
         let comparison = try MovieComparison(Movie.open(path: pathA), Movie.open(path: pathB), nameA: pathA, nameB: pathB)

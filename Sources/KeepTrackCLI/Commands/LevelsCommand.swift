@@ -54,9 +54,9 @@ enum LevelsCommand {
         var pairs: [(String, String)] = []
         if let list = invocation.value("list") { pairs += try LevelsComparison.readPairs(listFile: list) }
         let files = invocation.positionals
-        guard files.count % 2 == 0 else { throw KeepTrackCLIError.usage("--compare takes files in pairs (A B [A2 B2 ...]); got \(files.count)") }
+        guard files.count % 2 == 0 else { throw KeepTrackCLIError.usage("comparing levels takes files in pairs (A B [A2 B2 ...]); got \(files.count)") }
         pairs += stride(from: 0, to: files.count, by: 2).map { (files[$0], files[$0 + 1]) }
-        guard !pairs.isEmpty else { throw KeepTrackCLIError.usage("--compare needs pairs of files or --list FILE") }
+        guard !pairs.isEmpty else { throw KeepTrackCLIError.usage("comparing levels needs pairs of files or --list FILE") }
         var tolerance = 0.1
         if let text = invocation.value("tolerance") {
             guard let value = Double(text), value >= 0 else { throw KeepTrackCLIError.usage("--tolerance needs a number of dB, got '\(text)'") }
