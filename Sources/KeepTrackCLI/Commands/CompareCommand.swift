@@ -11,9 +11,7 @@ enum CompareCommand {
         options: [
             .flag("json", "Print JSON (keys documented in the README)."),
             .flag("levels", "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
-            .value("list", "FILE", "With --levels: read pairs from FILE, one 'A<TAB>B' per line."),
-            .value("tolerance", "DB", "With --levels: the difference still counted as the same (default 0.1)."),
-        ],
+        ] + LevelsCommand.pairOptions(modeFlag: "--levels"),
         discussion: """
         Tracks are matched by id. For each: format, enabled, alternate group, references, sample count, bytes,
         SHA-256 of the sample data in decode order, and the boxes of the trak whose bytes differ (the layout
