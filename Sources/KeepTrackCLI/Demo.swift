@@ -27,8 +27,34 @@ enum Demo {
         console.print("  • `ffmpeg -c copy` without -map keeps only the first audio track: the spatial one is lost silently.")
         console.print("  • Writers that enable every track make players mix both: an echo.")
         console.print()
+        try passthrough(sample, in: folder, console: console)
+        console.print()
         try beforeAfter(in: folder, console: console)
         return ExitCode.ok
+    }
+
+    /// Runs a command as a user would type it, indented under a `$ keeptrack ...` line.
+    static func show(_ arguments: [String], console: Console, in folder: URL) -> Int32 {
+        let shown = arguments.map { $0.hasPrefix(folder.path + "/") ? String($0.dropFirst(folder.path.count + 1)) : $0 }
+        console.print("   $ keeptrack " + shown.joined(separator: " "))
+        let (captured, read) = Console.capturing()
+        let code = KeepTrackCommandLine.run(arguments, console: captured)
+        let output = read()
+        let text = (output.out + output.error).replacingOccurrences(of: folder.path + "/", with: "")
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
+            console.print(line.isEmpty ? "" : "   " + line)
+        }
+        console.print("   (exit \(code))")
+        return code
+    }
+
+    /// The main job: a lossless passthrough, proven by compare.
+    static func passthrough(_ sample: String, in folder: URL, console: Console) throws {
+        console.print("== Passthrough: every track, sample and flag kept")
+        let output = folder.appendingPathComponent("passthrough.mov").path
+        _ = show(["remux", sample, output], console: console, in: folder)
+        console.print()
+        _ = show(["compare", sample, output], console: console, in: folder)
     }
 
     /// Real AAC audio, both tracks of the group enabled (the bug), then fixed, measured by levels.
@@ -46,12 +72,15 @@ enum Demo {
         options.alternateIsStereoCopy = true
         let broken = try FixtureBuilder(options).write(to: folder.appendingPathComponent("both-enabled.mov").path)
         let fixed = folder.appendingPathComponent("fixed.mov").path
-        try TrackHeaderEditor.rewrite(broken, to: fixed) { track, header in
-            if track.id == FixtureBuilder.spatialID { header.isEnabled = false }
-        }
         console.print("   A 440 Hz tone at −20 dBFS encoded with libavcodec's AAC encoder into both tracks of alternate")
         console.print("   group 1 (\(encoded.packets.count) packets, \(encoded.primingFrames) frames of priming skipped by the edit list).")
-        console.print("   Broken: both tracks enabled. Fixed: track \(FixtureBuilder.spatialID) disabled, as the source recorded it.")
+        console.print("   Broken: both tracks enabled, as some writers leave them.")
+        console.print()
+        _ = show(["lint", broken], console: console, in: folder)
+        console.print()
+        _ = show(["fix", broken, fixed], console: console, in: folder)
+        console.print()
+        _ = show(["lint", fixed], console: console, in: folder)
         console.print()
         let before = try LevelsAnalyzer.measure(Movie.open(path: broken), name: "both-enabled.mov")
         let after = try LevelsAnalyzer.measure(Movie.open(path: fixed), name: "fixed.mov")
@@ -59,9 +88,8 @@ enum Demo {
         console.print()
         console.print(after.text)
         console.print()
-        console.print("   keeptrack levels --compare fixed.mov both-enabled.mov:")
+        _ = show(["compare", "--levels", fixed, broken], console: console, in: folder)
         let comparison = LevelsComparison(rows: [LevelsComparison.Row(a: after, b: before)])
-        console.print(comparison.text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "   " + $0 }.joined(separator: "\n"))
         if let difference = comparison.rows[0].differenceDB {
             console.print()
             console.print("   Both enabled plays \(String(format: "%+.1f", difference)) dB louder: the two copies add up (a coherent sum is +6 dB;")
