@@ -33,14 +33,17 @@ enum Demo {
         return ExitCode.ok
     }
 
-    /// Runs a command as a user would type it, indented under a `$ keeptrack ...` line.
+    /// Runs a command as a user would type it, inside `folder` so the output shows short names.
     static func show(_ arguments: [String], console: Console, in folder: URL) -> Int32 {
-        let shown = arguments.map { $0.hasPrefix(folder.path + "/") ? String($0.dropFirst(folder.path.count + 1)) : $0 }
-        console.print("   $ keeptrack " + shown.joined(separator: " "))
+        let relative = arguments.map { $0.hasPrefix(folder.path + "/") ? String($0.dropFirst(folder.path.count + 1)) : $0 }
+        console.print("   $ keeptrack " + relative.joined(separator: " "))
+        let previous = FileManager.default.currentDirectoryPath
+        FileManager.default.changeCurrentDirectoryPath(folder.path)
+        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
         let (captured, read) = Console.capturing()
-        let code = KeepTrackCommandLine.run(arguments, console: captured)
+        let code = KeepTrackCommandLine.run(relative, console: captured)
         let output = read()
-        let text = (output.out + output.error).replacingOccurrences(of: folder.path + "/", with: "")
+        let text = output.out + output.error
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
             console.print(line.isEmpty ? "" : "   " + line)
         }
