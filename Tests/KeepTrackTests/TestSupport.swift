@@ -44,6 +44,17 @@ func runCLI(_ arguments: [String]) -> (code: Int32, out: String, error: String) 
 
 /// Runs an external tool (ffprobe, mediainfo) if installed; nil when it is not.
 func runTool(_ name: String, _ arguments: [String]) -> (code: Int32, out: String)? {
+    guard let (code, data) = launchTool(name, arguments) else { return nil }
+    return (code, String(decoding: data, as: UTF8.self))
+}
+
+/// Runs a tool and returns its standard output bytes, or nil when the tool is missing or fails.
+func runToolData(_ name: String, _ arguments: [String]) -> Data? {
+    guard let (code, data) = launchTool(name, arguments), code == 0 else { return nil }
+    return data
+}
+
+private func launchTool(_ name: String, _ arguments: [String]) -> (code: Int32, out: Data)? {
     let candidates = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"]
     guard let path = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else { return nil }
     let process = Process()
@@ -55,7 +66,7 @@ func runTool(_ name: String, _ arguments: [String]) -> (code: Int32, out: String
     do { try process.run() } catch { return nil }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    return (process.terminationStatus, data)
 }
 
 /// Writes a synthetic variant into `folder` and returns its path.

@@ -1,0 +1,50 @@
+// C shim over libfacedetection's one C++ entry point (ready-built in the pinned PyPI wheel yuface,
+// see scripts/fetch-deps.sh). Licence: licenses/libfacedetection-BSD-3-Clause.txt.
+#include "CFaceDetect.h"
+
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+// Exported by libfacedetection.so with C++ linkage. result_buffer must hold DETECT_BUFFER_SIZE bytes;
+// the result is an int count followed by 16 shorts per face:
+// confidence, x, y, w, h, then five landmark points.
+int *facedetect_cnn(unsigned char *result_buffer, unsigned char *bgr, int width, int height, int step);
+
+namespace {
+constexpr int detectBufferSize = 0x9000;  // DETECT_BUFFER_SIZE in facedetectcnn.h
+constexpr int shortsPerFace = 16;
+std::mutex detectorLock;
+}
+
+extern "C" int cfd_detect_bgr(const unsigned char *bgr, int width, int height, int step, CFDFace *faces,
+                              int capacity) {
+    if (bgr == nullptr || faces == nullptr || capacity < 0 || width <= 0 || height <= 0 ||
+        step < width * 3 || height > INT_MAX / step) {
+        return -1;
+    }
+    std::vector<unsigned char> buffer(detectBufferSize);
+    int *result;
+    {
+        std::lock_guard<std::mutex> guard(detectorLock);
+        result = facedetect_cnn(buffer.data(), const_cast<unsigned char *>(bgr), width, height, step);
+    }
+    if (result == nullptr) return -1;
+    const int maximumInBuffer = (detectBufferSize - int(sizeof(int))) / int(shortsPerFace * sizeof(short));
+    int count = result[0];
+    if (count < 0 || count > maximumInBuffer) return -1;
+    if (count > capacity) count = capacity;
+    const short *records = reinterpret_cast<const short *>(result + 1);
+    for (int index = 0; index < count; index++) {
+        const short *record = records + shortsPerFace * index;
+        CFDFace &face = faces[index];
+        face.confidence = record[0];
+        face.x = record[1];
+        face.y = record[2];
+        face.width = record[3];
+        face.height = record[4];
+        for (int landmark = 0; landmark < 10; landmark++) face.landmarks[landmark] = record[5 + landmark];
+    }
+    return count;
+}

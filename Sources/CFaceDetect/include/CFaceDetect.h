@@ -1,0 +1,25 @@
+#ifndef CFACEDETECT_H
+#define CFACEDETECT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One face found by libfacedetection (YuNet CNN). Coordinates are pixels of the image passed in.
+typedef struct {
+    int confidence;     ///< 0...100
+    int x, y, width, height;
+    int landmarks[10];  ///< right eye, left eye, nose tip, right and left mouth corners: x0 y0 x1 y1 ...
+} CFDFace;
+
+/// Detects faces in a packed BGR24 image (`step` bytes per row, step >= 3 * width).
+/// Writes at most `capacity` faces, strongest first as the detector returns them, and returns how many
+/// it wrote; returns -1 when the arguments are invalid or the detector failed.
+/// Calls are serialised inside: the library keeps process-wide state.
+int cfd_detect_bgr(const unsigned char *bgr, int width, int height, int step, CFDFace *faces, int capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

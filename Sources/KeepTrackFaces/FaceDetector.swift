@@ -1,0 +1,46 @@
+import CFaceDetect
+import KeepTrackReframe
+
+/// Finds faces with libfacedetection (YuNet CNN, BSD-3; weights are compiled into the library).
+/// Works best on frames about 480–640 px wide; callers scale frames down and scale boxes back up.
+public struct FaceDetector: Sendable {
+    /// Detections below this confidence (0...100) are discarded; around 60 keeps real faces and drops texture.
+    public var minimumConfidence: Int
+    /// More faces than this in one frame are ignored (the detector returns the strongest first).
+    public var maximumFaces: Int
+
+    public init(minimumConfidence: Int = 60, maximumFaces: Int = 64) {
+        self.minimumConfidence = minimumConfidence
+        self.maximumFaces = maximumFaces
+    }
+
+    public enum DetectorError: Error, Equatable {
+        case invalidImage(width: Int, height: Int, rowStride: Int, byteCount: Int)
+        case detectorFailed
+    }
+
+    /// Faces in a packed BGR24 image whose rows are `rowStride` bytes apart, strongest first.
+    public func detect(bgr: UnsafeRawBufferPointer, width: Int, height: Int, rowStride: Int) throws -> [FaceDetection] {
+        guard width > 0, height > 0, rowStride >= width * 3, width <= 1 << 14, height <= 1 << 14,
+              bgr.count >= rowStride * (height - 1) + width * 3, let base = bgr.baseAddress
+        else {
+            throw DetectorError.invalidImage(width: width, height: height, rowStride: rowStride, byteCount: bgr.count)
+        }
+        var faces = [CFDFace](repeating: CFDFace(), count: maximumFaces)
+        let count = faces.withUnsafeMutableBufferPointer { buffer in
+            cfd_detect_bgr(base.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(rowStride),
+                           buffer.baseAddress, Int32(buffer.count))
+        }
+        guard count >= 0 else { throw DetectorError.detectorFailed }
+        return faces.prefix(Int(count)).compactMap { face in
+            guard Int(face.confidence) >= minimumConfidence, face.width > 0, face.height > 0 else { return nil }
+            let box = FrameRect(x: Double(face.x), y: Double(face.y), width: Double(face.width), height: Double(face.height))
+            return FaceDetection(box: box, confidence: Int(face.confidence))
+        }
+    }
+
+    /// Convenience for a `[UInt8]` BGR24 image.
+    public func detect(bgr: [UInt8], width: Int, height: Int, rowStride: Int? = nil) throws -> [FaceDetection] {
+        try bgr.withUnsafeBytes { try detect(bgr: $0, width: width, height: height, rowStride: rowStride ?? width * 3) }
+    }
+}

@@ -1,0 +1,73 @@
+/// An axis-aligned rectangle in pixels of a frame (origin top-left, y down).
+public struct FrameRect: Equatable, Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+    public var midX: Double { x + width / 2 }
+    public var midY: Double { y + height / 2 }
+    public var area: Double { max(0, width) * max(0, height) }
+
+    /// The same rectangle in a frame scaled by `factor` (detections run on downscaled frames).
+    public func scaled(by factor: Double) -> FrameRect {
+        FrameRect(x: x * factor, y: y * factor, width: width * factor, height: height * factor)
+    }
+
+    /// True when `other` lies entirely inside this rectangle.
+    public func contains(_ other: FrameRect) -> Bool {
+        other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
+    }
+
+    /// Intersection over union, 0 when disjoint.
+    public func intersectionOverUnion(_ other: FrameRect) -> Double {
+        let overlapWidth = min(maxX, other.maxX) - max(x, other.x)
+        let overlapHeight = min(maxY, other.maxY) - max(y, other.y)
+        guard overlapWidth > 0, overlapHeight > 0 else { return 0 }
+        let overlap = overlapWidth * overlapHeight
+        return overlap / (area + other.area - overlap)
+    }
+
+    /// Start and length along one axis.
+    func span(along axis: CropAxis) -> (start: Double, length: Double) {
+        axis == .horizontal ? (x, width) : (y, height)
+    }
+}
+
+/// One face found in one frame, in that frame's (display-orientation) pixels.
+public struct FaceDetection: Equatable, Sendable {
+    public var box: FrameRect
+    /// Detector confidence, 0...100.
+    public var confidence: Int
+
+    public init(box: FrameRect, confidence: Int) {
+        self.box = box
+        self.confidence = confidence
+    }
+}
+
+/// The faces found in one analysed frame. Frames are analysed a few times per second, not all of them.
+public struct DetectionSample: Equatable, Sendable {
+    public var frameIndex: Int
+    public var faces: [FaceDetection]
+
+    public init(frameIndex: Int, faces: [FaceDetection]) {
+        self.frameIndex = frameIndex
+        self.faces = faces
+    }
+}
+
+/// The direction in which the crop window can slide: horizontal when the target is narrower than the source.
+public enum CropAxis: String, Sendable {
+    case horizontal
+    case vertical
+}
