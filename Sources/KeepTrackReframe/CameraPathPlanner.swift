@@ -1,0 +1,227 @@
+/// The crop window for every frame of a clip, plus what the planner decided on the way.
+public struct CropPath: Equatable, Sendable {
+    public var axis: CropAxis
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    public var cropWidth: Int
+    public var cropHeight: Int
+    /// Per frame, the crop's offset along `axis` (even, so 4:2:0 chroma stays aligned).
+    public var offsets: [Int]
+    public var shots: [Range<Int>]
+    /// Per shot, the subject's track id, or nil when no face was found in the shot.
+    public var subjectTracks: [Int?]
+    /// The subject's face at each analysed frame where it was found (for coverage statistics).
+    public var subjectFaces: [(frameIndex: Int, box: FrameRect)]
+
+    public static func == (lhs: CropPath, rhs: CropPath) -> Bool {
+        lhs.axis == rhs.axis && lhs.offsets == rhs.offsets && lhs.shots == rhs.shots
+            && lhs.cropWidth == rhs.cropWidth && lhs.cropHeight == rhs.cropHeight
+    }
+
+    /// The crop rectangle of frame `index` in source (display-orientation) pixels.
+    public func rect(frame index: Int) -> FrameRect {
+        let offset = Double(offsets[index])
+        return axis == .horizontal
+            ? FrameRect(x: offset, y: 0, width: Double(cropWidth), height: Double(cropHeight))
+            : FrameRect(x: 0, y: offset, width: Double(cropWidth), height: Double(cropHeight))
+    }
+}
+
+/// Plans a camera path that follows the subject's face like a camera operator would, per shot:
+/// 1. the subject is the strongest face track of the shot (other faces fill in only outside its lifetime);
+/// 2. at each analysed frame the crop centre may lie anywhere in a band around the face (a dead zone),
+///    held at the last known band while the face is lost, released a moment before it is found again;
+/// 3. the shortest path through those bands (`TautString`) stays perfectly still whenever the subject
+///    stays within the band, and otherwise moves only as much as needed, without overshoot;
+/// 4. a speed limit (forward and backward passes averaged, so it neither lags nor leads) and a smoothing
+///    of the corners (three moving averages) bound speed and acceleration;
+/// 5. offsets are quantised to even pixels with a dead band, so a still path never flickers.
+/// The path may jump only at a cut; it is always inside the frame.
+public struct CameraPathPlanner: Sendable {
+    public struct Settings: Sendable {
+        /// How far (as a fraction of the room left beside the face) the face may wander from the crop centre
+        /// before the camera moves.
+        public var bandFraction: Double = 0.5
+        /// Room kept between the face and the crop edge, as a fraction of the face size.
+        public var faceMarginFraction: Double = 0.15
+        /// Top speed of the crop, in source widths (along the axis) per second.
+        public var maximumSpeed: Double = 0.75
+        /// Length of each of the three moving averages that round the path's corners, in seconds.
+        public var smoothingSeconds: Double = 0.25
+        /// When the face is lost for longer than this, the crop holds its last band until this long before
+        /// the face is found again, then moves to meet it (look-ahead: the whole clip is known).
+        public var reacquireSeconds: Double = 1.0
+        public var tracker = FaceTracker()
+
+        public init() {}
+    }
+
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    public var cropWidth: Int
+    public var cropHeight: Int
+    public var settings: Settings
+
+    /// Crop size for a target aspect ratio: the largest window of that aspect that fits, even-sized.
+    public static func cropSize(sourceWidth: Int, sourceHeight: Int, aspectWidth: Int, aspectHeight: Int) -> (width: Int, height: Int) {
+        let even = { (value: Double) in max(2, Int((value / 2).rounded()) * 2) }
+        if sourceWidth * aspectHeight > sourceHeight * aspectWidth {
+            return (min(sourceWidth, even(Double(sourceHeight * aspectWidth) / Double(aspectHeight))), sourceHeight)
+        }
+        return (sourceWidth, min(sourceHeight, even(Double(sourceWidth * aspectHeight) / Double(aspectWidth))))
+    }
+
+    public init(sourceWidth: Int, sourceHeight: Int, cropWidth: Int, cropHeight: Int, settings: Settings = Settings()) {
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.cropWidth = min(cropWidth, sourceWidth)
+        self.cropHeight = min(cropHeight, sourceHeight)
+        self.settings = settings
+    }
+
+    var axis: CropAxis { cropWidth < sourceWidth ? .horizontal : .vertical }
+    private var sourceLength: Double { Double(axis == .horizontal ? sourceWidth : sourceHeight) }
+    private var cropLength: Double { Double(axis == .horizontal ? cropWidth : cropHeight) }
+
+    /// Plans the path for frames shown at `frameTimes` (seconds, presentation order), faces found at
+    /// `samples`, and shots starting at `cuts`.
+    public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int]) -> CropPath {
+        let frameTimes = Self.strictlyIncreasing(rawTimes)
+        let frameCount = frameTimes.count
+        let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameCount }
+        let shots = ShotDetector.shots(frameCount: frameCount, cuts: cuts)
+        let tracks = settings.tracker.link(usable, frameTimes: frameTimes, shotStarts: shots.map(\.lowerBound))
+        var offsets = [Int](repeating: 0, count: frameCount)
+        var subjects: [Int?] = []
+        var subjectFaces: [(frameIndex: Int, box: FrameRect)] = []
+        var previousCentre = sourceLength / 2
+        for shot in shots {
+            let subject = tracks.filter { shot.contains($0.firstFrame) }.max { $0.weight < $1.weight }
+            subjects.append(subject?.id)
+            let faces = subjectPositions(in: shot, samples: usable, tracks: tracks, subject: subject)
+            subjectFaces += faces
+            let centres = shotCentres(shot, faces: faces, frameTimes: frameTimes, fallback: previousCentre)
+            let quantised = quantise(centres)
+            for (offset, frame) in zip(quantised, shot) { offsets[frame] = offset }
+            previousCentre = centres.last ?? previousCentre
+        }
+        return CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: cropWidth,
+                        cropHeight: cropHeight, offsets: offsets, shots: shots, subjectTracks: subjects,
+                        subjectFaces: subjectFaces)
+    }
+
+    /// The subject's face at each analysed frame of the shot: its own track where that track lives; outside
+    /// its lifetime (left and came back as a new track, or not yet seen) the strongest face present.
+    private func subjectPositions(in shot: Range<Int>, samples: [DetectionSample], tracks: [FaceTrack],
+                                  subject: FaceTrack?) -> [(frameIndex: Int, box: FrameRect)] {
+        guard let subject else { return [] }
+        let subjectPoints = Dictionary(subject.points.map { ($0.frameIndex, $0.detection.box) }, uniquingKeysWith: { a, _ in a })
+        var positions: [(frameIndex: Int, box: FrameRect)] = []
+        for sample in samples where shot.contains(sample.frameIndex) {
+            if let box = subjectPoints[sample.frameIndex] {
+                positions.append((sample.frameIndex, box))
+            } else if !(subject.firstFrame...subject.lastFrame).contains(sample.frameIndex),
+                      let strongest = sample.faces.max(by: { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }) {
+                positions.append((sample.frameIndex, strongest.box))
+            }
+        }
+        return positions.sorted { $0.frameIndex < $1.frameIndex }
+    }
+
+    /// Crop centres (along the axis, unquantised) for every frame of the shot.
+    private func shotCentres(_ shot: Range<Int>, faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double],
+                             fallback: Double) -> [Double] {
+        let lowest = cropLength / 2, highest = sourceLength - cropLength / 2
+        guard !faces.isEmpty else {
+            return [Double](repeating: min(max(fallback, lowest), highest), count: shot.count)
+        }
+        let corridor = self.corridor(faces: faces, frameTimes: frameTimes)
+        let preferred = faces.map { $0.box.span(along: axis) }.map { $0.start + $0.length / 2 }.sorted()[faces.count / 2]
+        let string = TautString.solve(corridor, preferred: preferred)
+        var hint = 0
+        var centres = shot.map { TautString.value(of: string, at: frameTimes[$0], from: &hint) }
+        let shotTimes = Array(frameTimes[shot])
+        centres = limitSpeed(centres, times: shotTimes, maximum: settings.maximumSpeed * sourceLength)
+        let frameDuration = shotTimes.count > 1 ? (shotTimes[shotTimes.count - 1] - shotTimes[0]) / Double(shotTimes.count - 1) : 1
+        let window = max(1, Int((settings.smoothingSeconds / max(frameDuration, 1e-3)).rounded()) | 1)
+        for _ in 0..<3 { centres = movingAverage(centres, window: window) }
+        return centres.map { min(max($0, lowest), highest) }
+    }
+
+    /// The band the crop centre must stay in at each analysed frame, with holds while the face is lost.
+    private func corridor(faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double]) -> [CorridorPoint] {
+        var points: [CorridorPoint] = []
+        for (position, face) in faces.enumerated() {
+            let time = frameTimes[face.frameIndex]
+            let band = self.band(around: face.box)
+            if let previous = points.last, position > 0 {
+                // Lost for a while: hold the last band until shortly before the face is found again.
+                let holdUntil = time - settings.reacquireSeconds
+                if holdUntil > previous.time + 1e-6 {
+                    points.append(CorridorPoint(time: holdUntil, low: previous.low, high: previous.high))
+                }
+            }
+            points.append(CorridorPoint(time: time, low: band.low, high: band.high))
+        }
+        return points
+    }
+
+    /// Where the crop centre may be for this face: within a dead zone around it, clamped inside the frame.
+    private func band(around face: FrameRect) -> (low: Double, high: Double) {
+        let (start, length) = face.span(along: axis)
+        let centre = start + length / 2
+        let room = max(0, (cropLength - length) / 2 - settings.faceMarginFraction * length)
+        let halfBand = room * settings.bandFraction
+        let lowest = cropLength / 2, highest = sourceLength - cropLength / 2
+        let low = min(max(centre - halfBand, lowest), highest)
+        let high = max(min(centre + halfBand, highest), lowest)
+        return (low, high)
+    }
+
+    /// Caps speed without lag: a forward and a backward rate limiter, averaged.
+    private func limitSpeed(_ values: [Double], times: [Double], maximum: Double) -> [Double] {
+        guard values.count > 1 else { return values }
+        func limited(_ order: [Int]) -> [Double] {
+            var result = values
+            for (previous, current) in zip(order, order.dropFirst()) {
+                let step = maximum * abs(times[current] - times[previous])
+                result[current] = result[previous] + min(max(values[current] - result[previous], -step), step)
+            }
+            return result
+        }
+        let forward = limited(Array(values.indices)), backward = limited(values.indices.reversed())
+        return zip(forward, backward).map { ($0 + $1) / 2 }
+    }
+
+    /// Centred moving average with the ends padded by their own values (keeps flat parts exactly flat).
+    private func movingAverage(_ values: [Double], window: Int) -> [Double] {
+        guard window > 1, values.count > 1 else { return values }
+        let half = window / 2
+        let padded = [Double](repeating: values[0], count: half) + values
+            + [Double](repeating: values[values.count - 1], count: half)
+        return values.indices.map { index in padded[index..<(index + window)].reduce(0, +) / Double(window) }
+    }
+
+    /// Centres to even top-left offsets; the offset moves only when the centre has moved at least 1.5 px
+    /// from it, so rounding noise can never make a still crop flicker.
+    private func quantise(_ centres: [Double]) -> [Int] {
+        let maximumOffset = (Int(sourceLength - cropLength) / 2) * 2
+        func even(_ centre: Double) -> Int { min(max(Int(((centre - cropLength / 2) / 2).rounded()) * 2, 0), maximumOffset) }
+        var result: [Int] = []
+        result.reserveCapacity(centres.count)
+        var current = centres.first.map(even) ?? 0
+        for centre in centres {
+            if abs(centre - cropLength / 2 - Double(current)) >= 1.5 { current = even(centre) }
+            result.append(current)
+        }
+        return result
+    }
+
+    static func strictlyIncreasing(_ times: [Double]) -> [Double] {
+        var result = times
+        for index in result.indices.dropFirst() where !(result[index] > result[index - 1]) {
+            result[index] = result[index - 1] + 1e-6
+        }
+        return result
+    }
+}

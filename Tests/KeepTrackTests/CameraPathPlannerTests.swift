@@ -1,0 +1,236 @@
+import XCTest
+@testable import KeepTrackReframe
+
+/// A synthetic scene: where the face really is on every frame (nil when it is out of view), and what a
+/// detector analysing every `sampleEvery`-th frame would report (a few pixels of deterministic noise,
+/// nothing when most of the face is outside the frame).
+struct SyntheticScene {
+    static let width = 1920, height = 1080, fps = 30.0
+    var frameCount: Int
+    var sampleEvery = 6
+    var cuts: [Int] = []
+    var face: (Int) -> FrameRect?
+
+    var frameTimes: [Double] { (0..<frameCount).map { Double($0) / Self.fps } }
+    var truth: [(frameIndex: Int, box: FrameRect)] { (0..<frameCount).compactMap { index in face(index).map { (index, $0) } } }
+
+    var samples: [DetectionSample] {
+        var generator = NoiseGenerator(seed: 7)
+        let frame = FrameRect(x: 0, y: 0, width: Double(Self.width), height: Double(Self.height))
+        return stride(from: 0, to: frameCount, by: sampleEvery).map { index in
+            guard var box = face(index) else { return DetectionSample(frameIndex: index, faces: []) }
+            let visibleWidth = min(box.maxX, frame.maxX) - max(box.x, frame.x)
+            guard visibleWidth > 0.6 * box.width else { return DetectionSample(frameIndex: index, faces: []) }
+            box.x += generator.next(amplitude: 3)
+            box.y += generator.next(amplitude: 3)
+            box.width += generator.next(amplitude: 2)
+            return DetectionSample(frameIndex: index, faces: [FaceDetection(box: box, confidence: 90)])
+        }
+    }
+
+    func plan(settings: CameraPathPlanner.Settings = .init()) -> CropPath {
+        let crop = CameraPathPlanner.cropSize(sourceWidth: Self.width, sourceHeight: Self.height, aspectWidth: 9, aspectHeight: 16)
+        return CameraPathPlanner(sourceWidth: Self.width, sourceHeight: Self.height, cropWidth: crop.width,
+                                 cropHeight: crop.height, settings: settings)
+            .plan(frameTimes: frameTimes, samples: samples, cuts: cuts)
+    }
+
+    /// A 160x200 face whose centre is at `x` (and a fixed height).
+    static func faceAt(_ x: Double) -> FrameRect { FrameRect(x: x - 80, y: 300, width: 160, height: 200) }
+}
+
+/// Small deterministic noise (linear congruential), so tests are repeatable.
+struct NoiseGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(amplitude: Double) -> Double {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return (Double(state >> 11) / Double(1 << 53) * 2 - 1) * amplitude
+    }
+}
+
+final class CameraPathPlannerTests: XCTestCase {
+    let settings = CameraPathPlanner.Settings()
+    var speedLimit: Double { settings.maximumSpeed * Double(SyntheticScene.width) }
+    /// Three moving averages of `smoothingSeconds` turn a worst-case speed reversal (-v to +v) into a ramp
+    /// no steeper than 2v / smoothingSeconds; measured over ±3 frames with 2-pixel steps, allow 25% more.
+    var accelerationLimit: Double { 2 * speedLimit / settings.smoothingSeconds * 1.25 }
+
+    private func assertInsideFrameAndCalm(_ path: CropPath, _ scene: SyntheticScene, reversalsAtMost: Int = 0,
+                                          file: StaticString = #filePath, line: UInt = #line) -> PathStatistics {
+        let frame = FrameRect(x: 0, y: 0, width: Double(SyntheticScene.width), height: Double(SyntheticScene.height))
+        for index in path.offsets.indices {
+            XCTAssertTrue(frame.contains(path.rect(frame: index)), "frame \(index) crop outside the picture", file: file, line: line)
+            XCTAssertEqual(path.offsets[index] % 2, 0, file: file, line: line)
+        }
+        let statistics = PathStatistics(path: path, frameTimes: scene.frameTimes)
+        XCTAssertLessThanOrEqual(statistics.reversals, reversalsAtMost, "direction reversals", file: file, line: line)
+        XCTAssertLessThanOrEqual(statistics.maximumSpeed, speedLimit * 1.05, "speed", file: file, line: line)
+        XCTAssertLessThanOrEqual(statistics.maximumAcceleration, accelerationLimit, "acceleration", file: file, line: line)
+        XCTAssertLessThanOrEqual(Double(statistics.largestStep), speedLimit / SyntheticScene.fps + 2, "no jump within a shot",
+                                 file: file, line: line)
+        return statistics
+    }
+
+    func testCropSizeIsNineBySixteenAndEven() {
+        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 1920, sourceHeight: 1080, aspectWidth: 9, aspectHeight: 16) == (608, 1080))
+        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 3840, sourceHeight: 2160, aspectWidth: 9, aspectHeight: 16) == (1216, 2160))
+        // Wider target than a portrait source: the window slides vertically.
+        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 1080, sourceHeight: 1920, aspectWidth: 1, aspectHeight: 1) == (1080, 1080))
+    }
+
+    func testStillSubjectCropDoesNotMoveAtAll() {
+        let scene = SyntheticScene(frameCount: 300) { _ in SyntheticScene.faceAt(700) }
+        let path = scene.plan()
+        let statistics = assertInsideFrameAndCalm(path, scene)
+        XCTAssertEqual(statistics.movingFrames, 0)
+        XCTAssertEqual(statistics.steadyShots, 1)
+        XCTAssertEqual(Set(path.offsets).count, 1)
+        XCTAssertEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 1)
+        // Centred on the face, not on the frame.
+        XCTAssertEqual(Double(path.offsets[0]) + 304, 700, accuracy: 8)
+    }
+
+    func testSlowDriftIsFollowedSmoothlyWithoutReversal() {
+        let scene = SyntheticScene(frameCount: 300) { SyntheticScene.faceAt(400 + Double($0) * 1000 / 300) }
+        let path = scene.plan()
+        let statistics = assertInsideFrameAndCalm(path, scene)
+        XCTAssertGreaterThan(statistics.movingFrames, 100)
+        XCTAssertEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 1)
+    }
+
+    func testFastMoveIsFollowed() {
+        // Still at 300 for 3 s, crosses to 1600 in 1.5 s (~870 px/s), still again.
+        let scene = SyntheticScene(frameCount: 270) { index in
+            let progress = min(max(Double(index - 90) / 45, 0), 1)
+            return SyntheticScene.faceAt(300 + 1300 * progress)
+        }
+        let path = scene.plan()
+        let statistics = assertInsideFrameAndCalm(path, scene)
+        XCTAssertGreaterThanOrEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 0.98)
+        // Still before and after the move.
+        XCTAssertEqual(Set(path.offsets[0..<45]).count, 1)
+        XCTAssertEqual(Set(path.offsets[200...]).count, 1)
+        XCTAssertGreaterThan(statistics.maximumSpeed, 500)
+    }
+
+    func testStepJumpWithinAShotIsAFastPanNotAJump() {
+        let scene = SyntheticScene(frameCount: 300) { SyntheticScene.faceAt($0 < 150 ? 500 : 1400) }
+        let path = scene.plan()
+        _ = assertInsideFrameAndCalm(path, scene)
+        // Teleporting 900 px cannot be followed without a jump: under the speed limit the pan takes about
+        // 0.5 s, during which the face is partly outside. Everywhere else it must be inside.
+        let coverage = SubjectCoverage(path: path, faces: scene.truth)
+        XCTAssertGreaterThanOrEqual(coverage.fraction, 0.94, "\(coverage)")
+        let awayFromStep = scene.truth.filter { abs($0.frameIndex - 150) > 15 }
+        XCTAssertEqual(SubjectCoverage(path: path, faces: awayFromStep).fraction, 1)
+        XCTAssertEqual(Set(path.offsets[0..<100]).count, 1)
+        XCTAssertEqual(Set(path.offsets[200...]).count, 1)
+    }
+
+    func testCutJumpsOnceAndBothShotsStayStill() {
+        let scene = SyntheticScene(frameCount: 300, cuts: [150]) { SyntheticScene.faceAt($0 < 150 ? 500 : 1400) }
+        let path = scene.plan()
+        XCTAssertEqual(path.shots, [0..<150, 150..<300])
+        let statistics = assertInsideFrameAndCalm(path, scene)
+        XCTAssertEqual(statistics.movingFrames, 0)
+        XCTAssertEqual(statistics.steadyShots, 2)
+        XCTAssertNotEqual(path.offsets[149], path.offsets[150])
+        XCTAssertEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 1)
+    }
+
+    func testSubjectLeavingAndReturningHoldsThenMeetsItNeverJumpsToCentre() {
+        // Walks out to the right (gone at about frame 95), away for 4 s, comes back in from the left side.
+        let scene = SyntheticScene(frameCount: 360) { index in
+            if index < 120 { return SyntheticScene.faceAt(1300 + Double(index) * 8) }
+            if index < 240 { return nil }
+            return SyntheticScene.faceAt(300 + Double(index - 240) * 2)
+        }
+        let path = scene.plan()
+        // Two reversals are the subject's own: it left to the right, came back on the left, then walks right.
+        _ = assertInsideFrameAndCalm(path, scene, reversalsAtMost: 2)
+        XCTAssertGreaterThanOrEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 0.98)
+        // While the face is gone the crop holds where it was last seen (at the right edge) until about
+        // a second before it comes back; it is never parked in the middle.
+        let rightEdge = SyntheticScene.width - path.cropWidth
+        XCTAssertTrue(path.offsets[100..<195].allSatisfy { $0 == rightEdge }, "\(path.offsets[100..<195])")
+        XCTAssertLessThan(path.offsets[240], 300)
+    }
+
+    func testNoFaceAnywhereKeepsTheCentreOfTheFirstShotAndThePreviousPositionLater() {
+        let scene = SyntheticScene(frameCount: 200, cuts: [100]) { $0 < 100 ? SyntheticScene.faceAt(1500) : nil }
+        let path = scene.plan()
+        XCTAssertTrue(path.offsets.allSatisfy { $0 == path.offsets[0] }, "the face-less shot holds the last position")
+        let empty = SyntheticScene(frameCount: 50) { _ in nil }.plan()
+        XCTAssertEqual(Set(empty.offsets), [656])  // (1920 - 608) / 2
+    }
+
+    func testVariableFrameRateTimingIsRespected() {
+        // Same drift, but frames come at irregular intervals: speed is per second, not per frame.
+        let scene = SyntheticScene(frameCount: 300) { SyntheticScene.faceAt(400 + Double($0) * 1000 / 300) }
+        let irregular: [Double] = (0..<300).map { (index: Int) -> Double in
+            Double(index) / 30 + (index % 3 == 0 ? 0.01 : 0)
+        }
+        let crop = CameraPathPlanner.cropSize(sourceWidth: 1920, sourceHeight: 1080, aspectWidth: 9, aspectHeight: 16)
+        let path = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: crop.width, cropHeight: crop.height)
+            .plan(frameTimes: irregular, samples: scene.samples, cuts: [])
+        XCTAssertEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 1)
+        XCTAssertEqual(PathStatistics(path: path, frameTimes: irregular).reversals, 0)
+    }
+}
+
+final class ShotDetectorTests: XCTestCase {
+    func testFindsHardCutsButNotMotionOrNoise() {
+        var generator = NoiseGenerator(seed: 3)
+        var differences = (0..<200).map { _ in 0.03 + abs(generator.next(amplitude: 0.02)) }
+        for index in 60..<90 { differences[index] = 0.15 }  // fast motion: high but sustained
+        differences[120] = 0.8
+        differences[170] = 0.6
+        differences[173] = 0.7  // too close to the previous cut: one shot of 3 frames is not a shot
+        XCTAssertEqual(ShotDetector().cuts(differences: differences), [120, 170])
+        XCTAssertEqual(ShotDetector.shots(frameCount: 200, cuts: [120, 170]), [0..<120, 120..<170, 170..<200])
+    }
+}
+
+final class FaceTrackerTests: XCTestCase {
+    private func sample(_ frame: Int, _ xs: [Double]) -> DetectionSample {
+        DetectionSample(frameIndex: frame, faces: xs.map { FaceDetection(box: SyntheticScene.faceAt($0), confidence: 90) })
+    }
+
+    func testTwoPeopleMovingStayTwoTracks() {
+        let times = (0..<60).map { Double($0) / 30 }
+        let samples = stride(from: 0, to: 60, by: 6).map { sample($0, [300 + Double($0) * 2, 1500 - Double($0) * 2]) }
+        let tracks = FaceTracker().link(samples, frameTimes: times, shotStarts: [0])
+        XCTAssertEqual(tracks.count, 2)
+        XCTAssertEqual(tracks.map(\.points.count), [10, 10])
+        XCTAssertTrue(tracks[0].points.allSatisfy { $0.detection.box.midX < 500 })
+    }
+
+    func testLongGapAndCutStartNewTracks() {
+        let times = (0..<300).map { Double($0) / 30 }
+        let samples = [sample(0, [500]), sample(30, [510]), sample(120, [520]), sample(150, [520]), sample(156, [520])]
+        let tracks = FaceTracker().link(samples, frameTimes: times, shotStarts: [0, 150])
+        XCTAssertEqual(tracks.map { $0.points.map(\.frameIndex) }, [[0, 30], [120], [150, 156]])
+    }
+}
+
+final class TautStringTests: XCTestCase {
+    func testFlatWhenPossibleAndBendsOnlyWhereForced() {
+        let corridor = [CorridorPoint(time: 0, low: 0, high: 10), CorridorPoint(time: 1, low: 5, high: 15),
+                        CorridorPoint(time: 2, low: 20, high: 30), CorridorPoint(time: 3, low: 20, high: 30)]
+        // Rising from 10 at once reaches 20 at t=2 passing t=1 at exactly 15: no bend needed there.
+        let path = TautString.solve(corridor, preferred: 0)
+        XCTAssertEqual(path.map(\.value), [10, 20, 20])
+        XCTAssertEqual(path.map(\.time), [0, 2, 3])
+        var held = corridor
+        held[1] = CorridorPoint(time: 1, low: 0, high: 10)
+        let bent = TautString.solve(held, preferred: 0)
+        XCTAssertEqual(bent.map(\.value), [10, 10, 20, 20])
+        XCTAssertEqual(bent.map(\.time), [0, 1, 2, 3])
+        var hint = 0
+        XCTAssertEqual(TautString.value(of: bent, at: 1.5, from: &hint), 15)
+        XCTAssertEqual(TautString.value(of: bent, at: -1, from: &hint), 10)
+        let flat = TautString.solve([CorridorPoint(time: 0, low: 0, high: 10), CorridorPoint(time: 5, low: 4, high: 12)], preferred: 7)
+        XCTAssertEqual(flat.map(\.value), [7, 7])
+    }
+}
