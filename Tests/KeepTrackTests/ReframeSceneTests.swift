@@ -1,0 +1,77 @@
+import Foundation
+import XCTest
+import KeepTrackFaces
+import KeepTrackFixtures
+import KeepTrackReframe
+
+/// Writes a ReframeScene clip with ffmpeg (skips when ffmpeg or the test photograph is missing).
+func writeScene(_ scene: ReframeScene, in folder: TemporaryFolder, codec: ReframeScene.VideoCodec = .h264) throws -> String {
+    let photo = try TestPhotographs.require(TestPhotographs.astronaut)
+    let output = folder.path("\(scene.name).mov")
+    guard let result = runTool("ffmpeg", scene.ffmpegArguments(photo: photo, output: output, codec: codec)) else {
+        throw XCTSkip("ffmpeg is not installed")
+    }
+    XCTAssertEqual(result.code, 0, "ffmpeg failed for scene \(scene.name)")
+    return output
+}
+
+extension ReframeScene {
+    func faceRect(frame index: Int) -> FrameRect {
+        let box = faceBox(frame: index)
+        return FrameRect(x: box.x, y: box.y, width: box.width, height: box.height)
+    }
+}
+
+final class ReframeSceneTests: XCTestCase {
+    /// The generator's ground truth is where the detector really finds the face in the rendered frames,
+    /// and nothing is found while the person is out of the picture.
+    func testGroundTruthMatchesTheRenderedFrames() throws {
+        let folder = TemporaryFolder()
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 4).first { $0.name == "leave-return" })
+        let clip = try writeScene(scene, in: folder)
+        let scale = 3.0  // analysed at 640x360
+        let frameSize = FrameRect(x: 0, y: 0, width: 1920, height: 1080)
+        let frameBytes = 640 * 360 * 3
+        let all = try XCTUnwrap(runToolData("ffmpeg", ["-v", "error", "-i", clip, "-vf", "scale=640:360", "-f", "rawvideo",
+                                                       "-pix_fmt", "bgr24", "-"]))
+        XCTAssertEqual(all.count, scene.frameCount * frameBytes)
+        for frame in [0, 12, 40, 60, 90, 105, 119] {
+            let pixels = [UInt8](all[(frame * frameBytes)..<((frame + 1) * frameBytes)])
+            let faces = try FaceDetector().detect(bgr: pixels, width: 640, height: 360).map { $0.box.scaled(by: scale) }
+            let truth = scene.faceRect(frame: frame)
+            if frameSize.contains(truth) {
+                XCTAssertEqual(faces.count, 1, "frame \(frame): \(faces) vs truth \(truth)")
+                XCTAssertGreaterThan(faces.first?.intersectionOverUnion(truth) ?? 0, 0.5, "frame \(frame): \(faces) vs truth \(truth)")
+            } else if truth.maxX < 0 || truth.x > frameSize.maxX {
+                XCTAssertEqual(faces, [], "frame \(frame): the face is out of the picture")
+            }
+        }
+    }
+
+    func testClipLayoutFrameCountAndAudioTracks() throws {
+        let folder = TemporaryFolder()
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 2).first { $0.name == "cut" })
+        XCTAssertEqual(scene.frameCount, 60)
+        XCTAssertEqual(scene.cutFrames, [30])
+        let clip = try writeScene(scene, in: folder)
+        let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                      "stream=codec_type,width,height,nb_read_frames,channels:stream_disposition=default",
+                                                      "-of", "csv=p=0", clip]))
+        let lines = probe.out.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, probe.out)
+        XCTAssertEqual(lines.first, "video,1920,1080,60,1")
+        // codec_type, channels, frames, default disposition: stereo is the default, the 4-channel one is not.
+        XCTAssertTrue(lines[1].hasPrefix("audio,2,") && lines[1].hasSuffix(",1"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix("audio,4,") && lines[2].hasSuffix(",0"), lines[2])
+    }
+
+    func testExpressionsFollowTheKeyframes() {
+        let scene = ReframeScene.standard(duration: 6).first { $0.name == "drift" }!
+        // 150 px/s from x=200: after 2 s the photo is at 500, its face 87 px further right.
+        XCTAssertEqual(scene.faceBox(frame: 60).x, 500 + 87)
+        XCTAssertEqual(scene.faceBox(frame: 0).width, 133.5)
+        let cut = ReframeScene.standard(duration: 6).first { $0.name == "cut" }!
+        XCTAssertEqual(cut.faceBox(frame: 89).x, 200 + 87)
+        XCTAssertEqual(cut.faceBox(frame: 90).x, 1400 + 87)
+    }
+}
