@@ -1,0 +1,178 @@
+/// One encoded video frame as an encoder hands it out, in decode order.
+public struct EncodedVideoSample: Sendable, Equatable {
+    public var size: UInt32
+    /// Media time scale units; may be negative (encoders with B-frames start decoding before time 0).
+    public var decodeTime: Int64
+    public var presentationTime: Int64
+    public var isSync: Bool
+
+    public init(size: UInt32, decodeTime: Int64, presentationTime: Int64, isSync: Bool) {
+        self.size = size
+        self.decodeTime = decodeTime
+        self.presentationTime = presentationTime
+        self.isSync = isSync
+    }
+}
+
+/// Builds the `trak` of a re-encoded video track from the source video track it replaces: the same track
+/// id, flags, alternate group, handler and track-level metadata; a new size, an identity matrix, a new
+/// edit list, and a new sample table (stsd/stts/ctts/stss/stsz; the writer fills stsc/stco). Boxes that
+/// describe the old picture geometry (`tapt` clean/production aperture) are dropped.
+public struct EncodedVideoTrack {
+    public var source: Track
+    /// The new sample entry (`avc1`/`hvc1` with its configuration, colour and pixel aspect boxes).
+    public var sampleEntry: Box
+    public var width: Int
+    public var height: Int
+    public var samples: [EncodedVideoSample]
+    /// Duration of the last sample in decode order (media time scale units).
+    public var lastSampleDuration: UInt32
+
+    public init(source: Track, sampleEntry: Box, width: Int, height: Int, samples: [EncodedVideoSample], lastSampleDuration: UInt32) {
+        self.source = source
+        self.sampleEntry = sampleEntry
+        self.width = width
+        self.height = height
+        self.samples = samples
+        self.lastSampleDuration = lastSampleDuration
+    }
+
+    /// Sample entry for H.264 (`avc1` + `avcC`) or HEVC (`hvc1` + `hvcC`) with an `nclx` colour box.
+    public static func sampleEntry(format: FourCC, configuration: [UInt8], width: Int, height: Int,
+                                   colour: ColourInformationBox?, compressorName: String) -> Box {
+        var entry = VisualSampleEntry()
+        entry.reserved = [UInt8](repeating: 0, count: 6)
+        entry.width = UInt16(width)
+        entry.height = UInt16(height)
+        let name = Array(compressorName.utf8.prefix(31))
+        entry.compressorName = [UInt8(name.count)] + name + [UInt8](repeating: 0, count: 31 - name.count)
+        var children = [Box(type: format == "avc1" ? "avcC" : "hvcC", bytes: configuration)]
+        if let colour { children.append(Box(type: "colr", bytes: colour.encoded())) }
+        children.append(Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1]))
+        return Box(type: format, prefix: entry.encoded(), children: children)
+    }
+
+    /// The track's sample table (sample offsets counted from 0 in the encoded data) and its `trak`.
+    public func build() throws -> (trak: Box, table: SampleTable) {
+        guard !samples.isEmpty, let firstDecode = samples.first?.decodeTime else {
+            throw KeepTrackError.unsupported("the encoder produced no video frames")
+        }
+        // Decode times start at 0; composition offsets are then non-negative for x264/x265 output.
+        var timeToSample: [UInt32] = []
+        var compositionOffsets: [UInt32] = []
+        var signedOffsets = false
+        var mediaDuration: UInt64 = 0
+        func appendRun(_ runs: inout [UInt32], _ value: UInt32) {
+            if runs.count >= 2, runs[runs.count - 1] == value { runs[runs.count - 2] += 1 } else { runs += [1, value] }
+        }
+        for (index, sample) in samples.enumerated() {
+            let next = index + 1 < samples.count ? samples[index + 1].decodeTime : sample.decodeTime + Int64(lastSampleDuration)
+            guard next >= sample.decodeTime, next - sample.decodeTime <= Int64(UInt32.max) else {
+                throw KeepTrackError.unsupported("encoder decode times go backwards at frame \(index + 1)")
+            }
+            appendRun(&timeToSample, UInt32(next - sample.decodeTime))
+            mediaDuration += UInt64(next - sample.decodeTime)
+            let offset = sample.presentationTime - sample.decodeTime
+            if offset < 0 { signedOffsets = true }
+            appendRun(&compositionOffsets, UInt32(bitPattern: Int32(clamping: offset)))
+        }
+        let hasOffsets = compositionOffsets.count > 2 || compositionOffsets.last != 0
+        let syncNumbers = samples.enumerated().filter(\.element.isSync).map { UInt32($0.offset + 1) }
+        let allSync = syncNumbers.count == samples.count
+        // One chunk at offset 0: the encoded frames lie back to back in the data file; the writer re-chunks.
+        let table = SampleTable(sampleCount: samples.count, sizes: samples.map(\.size), constantSize: 0, chunkOffsets: [0],
+                                sampleToChunk: [1, UInt32(samples.count), 1], timeToSample: timeToSample,
+                                compositionOffsets: hasOffsets ? compositionOffsets : [], compositionOffsetsSigned: signedOffsets,
+                                syncSamples: allSync ? nil : syncNumbers)
+
+        var stbl: [Box] = []
+        var stsd = ByteWriter()
+        stsd.u32(0)
+        stsd.u32(1)
+        stbl.append(Box(type: "stsd", prefix: stsd.bytes, children: [sampleEntry]))
+        var stts = TimeToSampleBox()
+        stts.pairs = timeToSample
+        stbl.append(Box(type: "stts", bytes: stts.encoded()))
+        if hasOffsets {
+            var ctts = CompositionOffsetBox()
+            ctts.header.version = signedOffsets ? 1 : 0
+            ctts.pairs = compositionOffsets
+            stbl.append(Box(type: "ctts", bytes: ctts.encoded()))
+        }
+        if !allSync {
+            var stss = SyncSampleBox()
+            stss.sampleNumbers = syncNumbers
+            stbl.append(Box(type: "stss", bytes: stss.encoded()))
+        }
+        stbl.append(Box(type: "stsc", bytes: SampleToChunkBox().encoded()))
+        var stsz = SampleSizeBox()
+        stsz.sampleCount = UInt32(samples.count)
+        stsz.sizes = samples.map(\.size)
+        stbl.append(Box(type: "stsz", bytes: stsz.encoded()))
+        stbl.append(Box(type: "stco", bytes: ChunkOffsetBox().encoded()))
+
+        // The presented range: what the source's edit list presented, in the new decode-time base.
+        let movieScale = UInt64(max(source.movieTimescale, 1)), mediaScale = UInt64(max(source.mediaHeader.timescale, 1))
+        let firstPresented = samples.map(\.presentationTime).min() ?? 0
+        var edits = EditListBox()
+        if let sourceEdits = source.editList, !sourceEdits.entries.isEmpty {
+            edits = sourceEdits
+            for index in edits.entries.indices where edits.entries[index].mediaTime >= 0 {
+                edits.entries[index].mediaTime -= firstDecode
+            }
+        } else {
+            var entry = EditListBox.Entry()
+            entry.mediaTime = firstPresented - firstDecode
+            let presentedDuration = UInt64(max(0, Int64(mediaDuration) - entry.mediaTime))
+            entry.segmentDuration = presentedDuration * movieScale / mediaScale
+            edits.entries = [entry]
+        }
+        edits.header.version = edits.entries.contains { $0.segmentDuration > UInt64(UInt32.max) || abs($0.mediaTime) > Int64(Int32.max) } ? 1 : 0
+        let trackDuration = edits.entries.reduce(UInt64(0)) { $0 + $1.segmentDuration }
+
+        var header = source.header
+        header.matrix = TrackHeaderBox.identityMatrix
+        header.width = UInt32(width) << 16
+        header.height = UInt32(height) << 16
+        header.duration = trackDuration
+        header.header.version = trackDuration > UInt64(UInt32.max) ? 1 : header.header.version
+        var mediaHeader = source.mediaHeader
+        mediaHeader.duration = mediaDuration
+        if mediaDuration > UInt64(UInt32.max) { mediaHeader.header.version = 1 }
+
+        let trak = try rebuild(source.box, header: header, mediaHeader: mediaHeader, edits: edits, stbl: stbl)
+        return (trak, table)
+    }
+
+    private func rebuild(_ trak: Box, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box]) throws -> Box {
+        var trak = trak
+        var replacedTable = false
+        trak.modifyChildren { children in
+            children.removeAll { $0.type == "tapt" || $0.type == "edts" }
+            for index in children.indices where children[index].type == "tkhd" {
+                children[index] = Box(type: "tkhd", bytes: header.encoded())
+            }
+            let headerIndex = children.firstIndex { $0.type == "tkhd" } ?? -1
+            children.insert(Box(type: "edts", children: [Box(type: "elst", bytes: edits.encoded())]), at: headerIndex + 1)
+            for index in children.indices where children[index].type == "mdia" {
+                children[index].modifyChildren { media in
+                    for m in media.indices where media[m].type == "mdhd" {
+                        media[m] = Box(type: "mdhd", bytes: mediaHeader.encoded())
+                    }
+                    for m in media.indices where media[m].type == "minf" {
+                        media[m].modifyChildren { info in
+                            for s in info.indices where info[s].type == "stbl" {
+                                info[s] = Box(type: "stbl", children: stbl)
+                                replacedTable = true
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard replacedTable else {
+            throw KeepTrackError.malformed(path: source.path, offset: source.box.offset, reason: "video track has no mdia/minf/stbl")
+        }
+        return trak
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+
+final class EncodedVideoTrackTests: XCTestCase {
+    /// Rebuilds the video track of an ffmpeg-made movie (H.264 with B-frames, so decode and presentation
+    /// order differ) from its samples as an encoder would hand them over, writes it with two audio tracks
+    /// passed through, and checks with ffprobe/ffmpeg that every frame decodes at the same time as before.
+    func testRebuiltTrackPresentsEveryFrameAtTheSameTime() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("source.mov"), raw = folder.path("source.h264")
+        let encode = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
+                      "-f", "lavfi", "-i", "sine=duration=2", "-f", "lavfi", "-i", "sine=frequency=600:duration=2",
+                      "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-bf", "2", "-g", "20", "-pix_fmt", "yuv420p",
+                      "-c:a", "aac", "-disposition:a:1", "0"]
+        guard runTool("ffmpeg", encode + [source])?.code == 0,
+              runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-map", "0:v", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", raw])?.code == 0
+        else { throw XCTSkip("ffmpeg with libx264 is not available") }
+        let movie = try Movie.open(path: source)
+        let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
+
+        // The "encoder output": sample bytes back to back in a data file, presentation times as the source's
+        // (an encoder is fed the source frames' times) and decode times starting before them, as libx264 does.
+        let dataPath = folder.path("video.data")
+        var data = Data()
+        var samples: [EncodedVideoSample] = []
+        let shift: Int64 = -1024
+        for sample in video.sampleTable.samples {
+            data.append(contentsOf: try movie.source.read(at: sample.offset, count: Int(sample.size)))
+            samples.append(EncodedVideoSample(size: sample.size, decodeTime: Int64(sample.decodeTime) + shift,
+                                              presentationTime: Int64(sample.decodeTime) + sample.compositionOffset,
+                                              isSync: sample.isSync))
+        }
+        try data.write(to: URL(fileURLWithPath: dataPath))
+        let configuration = try VideoParameterSets.avcConfiguration(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw))))
+        var colour = ColourInformationBox()
+        (colour.primaries, colour.transfer, colour.matrixCoefficients) = (1, 1, 1)
+        let entry = EncodedVideoTrack.sampleEntry(format: "avc1", configuration: configuration, width: 320, height: 240,
+                                                  colour: colour, compressorName: "keeptrack test")
+        let (trak, table) = try EncodedVideoTrack(source: video, sampleEntry: entry, width: 320, height: 240, samples: samples,
+                                                  lastSampleDuration: 512).build()
+        XCTAssertEqual(table.syncSamples?.count, samples.filter(\.isSync).count)
+        XCTAssertFalse(table.compositionOffsets.isEmpty)
+        var tracks = movie.tracks.map { OutputTrack($0, in: movie) }
+        let videoIndex = try XCTUnwrap(movie.tracks.firstIndex { $0.kind == .video })
+        tracks[videoIndex] = OutputTrack(trak: trak, table: table, data: try FileByteSource(path: dataPath), timescale: video.mediaHeader.timescale)
+        var writer = MovieWriter(passingThrough: movie)
+        writer.tracks = tracks
+        let output = folder.path("rebuilt.mov")
+        try MovieOutput.write(writer, to: output, inputs: [source], overwrite: false)
+
+        func frameTimes(_ path: String) throws -> [String] {
+            let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time,key_frame",
+                                                          "-of", "csv=p=0", path]))
+            return probe.out.split(separator: "\n").map(String.init)
+        }
+        let before = try frameTimes(source), after = try frameTimes(output)
+        XCTAssertEqual(before.count, 50)
+        XCTAssertEqual(after, before)
+        let decode = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-xerror", "-i", output, "-f", "null", "-"]))
+        XCTAssertEqual(decode.code, 0)
+        let streams = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,width,height,color_primaries:stream_disposition=default",
+                                                        "-of", "csv=p=0", output])).out
+        XCTAssertEqual(streams.split(separator: "\n").map(String.init), ["video,320,240,bt709,1", "audio,1", "audio,0"])
+        // Audio samples are the source's, byte for byte.
+        let rebuilt = try Movie.open(path: output)
+        for (old, new) in zip(movie.tracks, rebuilt.tracks) where old.kind == .audio {
+            XCTAssertEqual(new.header.isEnabled, old.header.isEnabled)
+            XCTAssertEqual(new.header.alternateGroup, old.header.alternateGroup)
+            let oldBytes = try old.sampleTable.samples.map { try movie.source.read(at: $0.offset, count: Int($0.size)) }
+            let newBytes = try new.sampleTable.samples.map { try rebuilt.source.read(at: $0.offset, count: Int($0.size)) }
+            XCTAssertEqual(oldBytes, newBytes)
+        }
+        let newVideo = try XCTUnwrap(rebuilt.tracks.first { $0.kind == .video })
+        XCTAssertEqual(newVideo.header.matrix, TrackHeaderBox.identityMatrix)
+        XCTAssertEqual(newVideo.id, video.id)
+    }
+}
