@@ -41,13 +41,15 @@ let package = Package(
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // Codec layer: decodes/encodes keeptrack's own demuxed samples with libavcodec; audio levels and loudness.
         .target(name: "KeepTrackCodec", dependencies: ["KeepTrack", "CFFmpeg", "CEbur128"]),
+        // Reframing pipeline: decode, find the subject, plan, crop and encode the video; pass the audio through.
+        .target(name: "KeepTrackReframer", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackReframe"]),
         // Commands and the table-driven argument parser; `keeptrack` is a thin main over it.
-        .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCodec"]),
+        .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframer"]),
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrackCLI"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(
             name: "KeepTrackTests",
-            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces"],
+            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackReframer"],
             exclude: ["Golden"]
         ),
     ],

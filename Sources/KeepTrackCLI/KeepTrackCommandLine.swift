@@ -17,6 +17,7 @@ public enum KeepTrackCommandLine {
         StripSpatialCommand.spec,
         SelectCommand.spec,
         ExtractCommand.spec,
+        ReframeCommand.spec,
         DemoCommand.spec,
         FixtureCommand.spec,
     ]

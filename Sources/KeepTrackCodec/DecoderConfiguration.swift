@@ -16,6 +16,8 @@ public struct DecoderConfiguration: @unchecked Sendable {
     public var bytesPerFrame: Int?
     public var width: Int = 0
     public var height: Int = 0
+    /// Decoding threads (frame and slice threading); 0 lets FFmpeg use every core.
+    public var threadCount: Int = 1
 
     public init(codecID: AVCodecID, codecName: String) {
         self.codecID = codecID
@@ -167,5 +169,9 @@ public struct DecoderConfiguration: @unchecked Sendable {
         if bitsPerSample > 0 { context.pointee.bits_per_coded_sample = Int32(bitsPerSample) }
         if let bytesPerFrame, bytesPerFrame > 0 { context.pointee.block_align = Int32(bytesPerFrame) }
         if width > 0 { context.pointee.width = Int32(width); context.pointee.height = Int32(height) }
+        if threadCount != 1 {
+            context.pointee.thread_count = Int32(threadCount)
+            context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+        }
     }
 }

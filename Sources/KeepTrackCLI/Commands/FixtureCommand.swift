@@ -1,3 +1,4 @@
+import Foundation
 import KeepTrack
 import KeepTrackFixtures
 
@@ -13,12 +14,17 @@ enum FixtureCommand {
             .value("frame-rate", "FPS", "Video frames per second (default 30)."),
             .value("video-frame-bytes", "N", "Bytes per video frame; sync frames are 4x (default 1500)."),
             .flag("sparse", "Leave the video payload as holes (sparse files above 4 GiB cost no disk)."),
+            .value("photo", "PNG", "For scene:NAME: the person's photograph (astronaut.png from scikit-image; make setup fetches it)."),
+            .flag("hevc", "For scene:NAME: HEVC Main10 tagged HLG instead of H.264 SDR."),
             .flag("force", "Replace OUT if it exists."),
         ],
         discussion: "Variants: " + FixtureOptions.variantNames.joined(separator: ", ")
             + ".\nThe container is real; payloads are opaque bytes (the movie's metadata says so)."
+            + "\nscene:NAME (" + ReframeScene.standard().map(\.name).joined(separator: ", ") + ") renders a real 1080p clip for reframe"
+            + " with ffmpeg: the --photo moving along a scripted path, two AAC tracks (default and not)."
     ) { invocation, console in
         let name = invocation.positionals[0]
+        if name.hasPrefix("scene:") { return try writeScene(String(name.dropFirst(6)), invocation, console) }
         guard var options = FixtureOptions.variant(name) else {
             throw KeepTrackError.usage("unknown variant '\(name)'; variants: \(FixtureOptions.variantNames.joined(separator: ", "))")
         }
@@ -36,6 +42,26 @@ enum FixtureCommand {
             output.discard()
             throw error
         }
+        return ExitCode.ok
+    }
+
+    static func writeScene(_ name: String, _ invocation: Invocation, _ console: Console) throws -> Int32 {
+        let duration = try invocation.number("duration", in: 1...600) ?? 6
+        guard let scene = ReframeScene.standard(duration: duration).first(where: { $0.name == name }) else {
+            throw KeepTrackError.usage("unknown scene '\(name)'; scenes: \(ReframeScene.standard().map(\.name).joined(separator: ", "))")
+        }
+        guard let photo = invocation.value("photo") else { throw KeepTrackError.usage("scene:\(name) needs --photo PNG") }
+        let path = invocation.positionals[1]
+        if FileManager.default.fileExists(atPath: path) && !invocation.flag("force") {
+            throw KeepTrackError.cannotCreate("\(path) already exists; use --force to replace it")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg"] + scene.ffmpegArguments(photo: photo, output: path, codec: invocation.flag("hevc") ? .hevcHLG : .h264)
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw KeepTrackError.io("ffmpeg failed rendering scene \(name) (status \(process.terminationStatus))") }
+        console.print("wrote \(path): scene \(name), \(scene.frameCount) frames, cuts at \(scene.cutFrames)")
         return ExitCode.ok
     }
 }

@@ -1,0 +1,154 @@
+import CFFmpeg
+import KeepTrack
+import KeepTrackReframe
+
+/// How stored frames are shown: the clockwise rotation of the track matrix (iPhone portrait files are
+/// stored landscape and rotated 90°), and the sizes before and after it.
+struct DisplayOrientation: Equatable {
+    var rotation: Int
+    var storedWidth: Int
+    var storedHeight: Int
+
+    var displayWidth: Int { rotation % 180 == 0 ? storedWidth : storedHeight }
+    var displayHeight: Int { rotation % 180 == 0 ? storedHeight : storedWidth }
+
+    /// The stored-frame rectangle that, once rotated, is `rect` of the displayed picture.
+    func storedRect(display rect: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int, width: Int, height: Int) {
+        switch rotation {
+        case 90: return (rect.y, storedHeight - rect.x - rect.width, rect.height, rect.width)
+        case 180: return (storedWidth - rect.x - rect.width, storedHeight - rect.y - rect.height, rect.width, rect.height)
+        case 270: return (storedWidth - rect.y - rect.height, rect.x, rect.height, rect.width)
+        default: return rect
+        }
+    }
+}
+
+enum FrameOperations {
+    /// Copies a `width`×`height` block of `bytesPerPixel`-byte pixels, rotated clockwise by `rotation`.
+    static func rotate(_ source: UnsafePointer<UInt8>, sourceStride: Int, width: Int, height: Int, bytesPerPixel: Int,
+                       rotation: Int, into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int) {
+        let outWidth = rotation % 180 == 0 ? width : height
+        let outHeight = rotation % 180 == 0 ? height : width
+        func copy<Pixel>(_ type: Pixel.Type) {
+            for outY in 0..<outHeight {
+                let row = UnsafeMutableRawPointer(destination + outY * destinationStride).assumingMemoryBound(to: Pixel.self)
+                for outX in 0..<outWidth {
+                    let (x, y): (Int, Int)
+                    switch rotation {
+                    case 90: (x, y) = (outY, height - 1 - outX)
+                    case 180: (x, y) = (width - 1 - outX, height - 1 - outY)
+                    case 270: (x, y) = (width - 1 - outY, outX)
+                    default: (x, y) = (outX, outY)
+                    }
+                    row[outX] = UnsafeRawPointer(source + y * sourceStride).assumingMemoryBound(to: Pixel.self)[x]
+                }
+            }
+        }
+        switch bytesPerPixel {
+        case 1: copy(UInt8.self)
+        case 2: copy(UInt16.self)
+        default:
+            for outY in 0..<outHeight {
+                for outX in 0..<outWidth {
+                    let (x, y): (Int, Int)
+                    switch rotation {
+                    case 90: (x, y) = (outY, height - 1 - outX)
+                    case 180: (x, y) = (width - 1 - outX, height - 1 - outY)
+                    case 270: (x, y) = (width - 1 - outY, outX)
+                    default: (x, y) = (outX, outY)
+                    }
+                    (destination + outY * destinationStride + outX * bytesPerPixel)
+                        .update(from: source + y * sourceStride + x * bytesPerPixel, count: bytesPerPixel)
+                }
+            }
+        }
+    }
+
+    /// 4:2:0 formats the pipeline handles, and their bytes per sample.
+    static func bytesPerSample(_ format: Int32) -> Int? {
+        switch AVPixelFormat(rawValue: format) {
+        case AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P: return 1
+        case AV_PIX_FMT_YUV420P10LE: return 2
+        default: return nil
+        }
+    }
+
+    /// A 32-bin histogram of the luma plane (every 4th sample of every 4th row), normalised to sum 1.
+    static func lumaHistogram(_ frame: UnsafePointer<AVFrame>, bitDepth: Int) -> [Double] {
+        var bins = [Int](repeating: 0, count: 32)
+        let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        let stride = Int(frame.pointee.linesize.0)
+        guard let plane = frame.pointee.data.0 else { return bins.map(Double.init) }
+        var count = 0
+        for y in Swift.stride(from: 0, to: height, by: 4) {
+            let row = plane + y * stride
+            for x in Swift.stride(from: 0, to: width, by: 4) {
+                let value = bitDepth > 8
+                    ? Int(UnsafeRawPointer(row).assumingMemoryBound(to: UInt16.self)[x]) >> (bitDepth - 5)
+                    : Int(row[x]) >> 3
+                bins[min(value, 31)] += 1
+                count += 1
+            }
+        }
+        return bins.map { Double($0) / Double(max(count, 1)) }
+    }
+
+    /// Half the L1 distance of two normalised histograms: 0 identical, 1 disjoint.
+    static func difference(_ a: [Double], _ b: [Double]) -> Double {
+        zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) } / 2
+    }
+}
+
+/// Scales decoded frames to small BGR pictures in display orientation for the face detector.
+final class DetectionScaler {
+    let orientation: DisplayOrientation
+    let scaledWidth: Int, scaledHeight: Int  // stored orientation
+    private var context: OpaquePointer?
+    private var scaled: [UInt8]
+    private(set) var display: [UInt8]
+    var displayWidth: Int { orientation.rotation % 180 == 0 ? scaledWidth : scaledHeight }
+    var displayHeight: Int { orientation.rotation % 180 == 0 ? scaledHeight : scaledWidth }
+    /// Display pixels per detection pixel.
+    var scale: Double { Double(orientation.displayWidth) / Double(displayWidth) }
+
+    init(orientation: DisplayOrientation, longestSide: Int, pixelFormat: Int32) throws {
+        self.orientation = orientation
+        let factor = min(1, Double(longestSide) / Double(max(orientation.storedWidth, orientation.storedHeight)))
+        scaledWidth = max(2, Int((Double(orientation.storedWidth) * factor / 2).rounded()) * 2)
+        scaledHeight = max(2, Int((Double(orientation.storedHeight) * factor / 2).rounded()) * 2)
+        scaled = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)
+        display = orientation.rotation == 0 ? [] : [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)
+        context = sws_getContext(Int32(orientation.storedWidth), Int32(orientation.storedHeight), AVPixelFormat(rawValue: pixelFormat),
+                                 Int32(scaledWidth), Int32(scaledHeight), AV_PIX_FMT_BGR24, SWS_BILINEAR, nil, nil, nil)
+        guard context != nil else { throw KeepTrackError.unsupported("cannot scale this pixel format for face detection") }
+    }
+
+    deinit { sws_freeContext(context) }
+
+    /// The frame as packed BGR in display orientation (`displayWidth` × `displayHeight`).
+    func bgr(_ frame: UnsafePointer<AVFrame>) -> [UInt8] {
+        let stride = Int32(scaledWidth * 3)
+        scaled.withUnsafeMutableBufferPointer { output in
+            var planes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress, nil, nil, nil]
+            var strides: [Int32] = [stride, 0, 0, 0]
+            withUnsafePointer(to: frame.pointee.data) { data in
+                withUnsafePointer(to: frame.pointee.linesize) { linesize in
+                    data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourcePlanes in
+                        linesize.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
+                            _ = sws_scale(context, sourcePlanes, sourceStrides, 0, frame.pointee.height, &planes, &strides)
+                        }
+                    }
+                }
+            }
+        }
+        guard orientation.rotation != 0 else { return scaled }
+        scaled.withUnsafeBufferPointer { source in
+            display.withUnsafeMutableBufferPointer { destination in
+                FrameOperations.rotate(source.baseAddress!, sourceStride: scaledWidth * 3, width: scaledWidth, height: scaledHeight,
+                                       bytesPerPixel: 3, rotation: orientation.rotation, into: destination.baseAddress!,
+                                       destinationStride: displayWidth * 3)
+            }
+        }
+        return display
+    }
+}
