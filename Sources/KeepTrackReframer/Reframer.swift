@@ -119,8 +119,10 @@ public enum Reframer {
         if video.header.rotation == nil {
             summary.notes.append("the video matrix is not a pure rotation; treated as upright")
         }
-        // Already as narrow as the target: nothing to crop. The movie is copied as it is.
-        if orientation.displayWidth * options.aspect.height <= orientation.displayHeight * options.aspect.width {
+        // A vertical target and a picture already as narrow: nothing to crop; the movie is copied as it is.
+        // (A square or wide target cuts a portrait picture vertically instead.)
+        let verticalTarget = options.aspect.width < options.aspect.height
+        if verticalTarget, orientation.displayWidth * options.aspect.height <= orientation.displayHeight * options.aspect.width {
             var remux = MovieOutput.Options()
             remux.overwrite = options.overwrite
             try MovieOutput.remux(input: input, output: output, options: remux)

@@ -54,15 +54,20 @@ func runToolData(_ name: String, _ arguments: [String]) -> Data? {
     return data
 }
 
-private func launchTool(_ name: String, _ arguments: [String]) -> (code: Int32, out: Data)? {
+/// Runs a tool and returns what it printed on standard error (ffmpeg's filters report there).
+func runToolStandardError(_ name: String, _ arguments: [String]) -> String? {
+    launchTool(name, arguments, standardError: true).map { String(decoding: $0.out, as: UTF8.self) }
+}
+
+private func launchTool(_ name: String, _ arguments: [String], standardError: Bool = false) -> (code: Int32, out: Data)? {
     let candidates = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"]
     guard let path = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else { return nil }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
+    process.standardOutput = standardError ? FileHandle.nullDevice : pipe
+    process.standardError = standardError ? pipe : FileHandle.nullDevice
     do { try process.run() } catch { return nil }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

@@ -1,0 +1,231 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+import KeepTrackCodec
+import KeepTrackFixtures
+import KeepTrackReframe
+import KeepTrackFaces
+@testable import KeepTrackReframer
+
+/// End-to-end proof on rendered clips with ground truth: the real photograph moves along a known path; the
+/// reframed output must keep the face inside the crop, keep the camera still when the person is, and pass
+/// the audio through byte for byte with its flags and groups.
+final class ReframeTests: XCTestCase {
+    var fastOptions: ReframeOptions {
+        var options = ReframeOptions()
+        options.preset = "ultrafast"
+        return options
+    }
+
+    private func probe(_ path: String, _ entries: String) throws -> [String] {
+        let result = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-show_entries", entries, "-of", "csv=p=0", path]))
+        return result.out.split(separator: "\n").map(String.init)
+    }
+
+    /// Ground-truth face boxes of every frame whose face lies inside the picture.
+    private func truth(_ scene: ReframeScene) -> [(frameIndex: Int, box: FrameRect)] {
+        (0..<scene.frameCount).map { ($0, scene.faceRect(frame: $0)) }
+    }
+
+    private func assertAudioPassedThrough(source: String, output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try Movie.open(path: source), after = try Movie.open(path: output)
+        let oldAudio = before.tracks.filter { $0.kind == .audio }, newAudio = after.tracks.filter { $0.kind == .audio }
+        XCTAssertEqual(newAudio.count, oldAudio.count, file: file, line: line)
+        for (old, new) in zip(oldAudio, newAudio) {
+            XCTAssertEqual(new.id, old.id, file: file, line: line)
+            XCTAssertEqual(new.header.isEnabled, old.header.isEnabled, file: file, line: line)
+            XCTAssertEqual(new.header.alternateGroup, old.header.alternateGroup, file: file, line: line)
+            XCTAssertEqual(new.references.map(\.type), old.references.map(\.type), file: file, line: line)
+            XCTAssertEqual(new.references.map(\.trackIDs), old.references.map(\.trackIDs), file: file, line: line)
+            XCTAssertEqual(try new.sampleEntries.map { try $0.serialized() }, try old.sampleEntries.map { try $0.serialized() }, file: file, line: line)
+            XCTAssertEqual(new.sampleTable.timeToSample, old.sampleTable.timeToSample, file: file, line: line)
+            let oldBytes = try old.sampleTable.samples.map { try before.source.read(at: $0.offset, count: Int($0.size)) }
+            let newBytes = try new.sampleTable.samples.map { try after.source.read(at: $0.offset, count: Int($0.size)) }
+            XCTAssertEqual(newBytes, oldBytes, "track \(old.id) audio bytes", file: file, line: line)
+        }
+    }
+
+    func testEveryStandardSceneIsFollowed() throws {
+        let folder = TemporaryFolder()
+        for scene in ReframeScene.standard(duration: 4) {
+            let source = try writeScene(scene, in: folder)
+            let output = folder.path("\(scene.name)-vertical.mov")
+            let summary = try Reframer.run(input: source, output: output, options: fastOptions)
+            let path = try XCTUnwrap(summary.path)
+            XCTAssertEqual(path.offsets.count, scene.frameCount, scene.name)
+            XCTAssertEqual(path.cropWidth, 608)
+
+            // The face inside the crop wherever that is possible (the step scene: except the unavoidable pan).
+            var faces = truth(scene)
+            if scene.name == "step" { faces.removeAll { abs($0.frameIndex - scene.frameCount / 2) <= 15 } }
+            let coverage = SubjectCoverage(path: path, faces: faces)
+            XCTAssertGreaterThanOrEqual(coverage.fraction, 0.98, "\(scene.name): \(coverage)")
+            XCTAssertGreaterThan(coverage.possibleFrames, scene.name == "leave-return" ? 40 : 80, scene.name)
+
+            // Calm camera: no jumps inside a shot, few direction changes, bounded speed and acceleration.
+            let statistics = try XCTUnwrap(summary.statistics)
+            let speedLimit = fastOptions.settings.maximumSpeed * 1920
+            XCTAssertLessThanOrEqual(statistics.maximumSpeed, speedLimit * 1.05, scene.name)
+            XCTAssertLessThanOrEqual(statistics.maximumAcceleration, 2 * speedLimit / fastOptions.settings.smoothingSeconds * 1.25, scene.name)
+            XCTAssertLessThanOrEqual(Double(statistics.largestStep), speedLimit / 30 + 2, scene.name)
+            XCTAssertLessThanOrEqual(statistics.reversals, scene.name == "leave-return" ? 2 : 0, scene.name)
+            switch scene.name {
+            case "still":
+                XCTAssertEqual(statistics.movingFrames, 0, "the crop must not move at all")
+            case "cut":
+                XCTAssertEqual(path.shots.map(\.lowerBound), [0] + scene.cutFrames, "the cut is found where it is")
+                XCTAssertEqual(statistics.movingFrames, 0, "two still shots: the crop jumps once, at the cut")
+                XCTAssertNotEqual(path.offsets[scene.cutFrames[0] - 1], path.offsets[scene.cutFrames[0]])
+            default:
+                XCTAssertEqual(path.shots.count, 1, "\(scene.name): no cut in a continuous shot")
+            }
+
+            // The file: 9:16 video of every frame, same duration, audio as it was.
+            let streams = try probe(output, "stream=codec_type,codec_name,width,height,nb_frames:stream_disposition=default")
+            XCTAssertEqual(streams.first, "h264,video,608,1080,\(scene.frameCount),1", scene.name)
+            XCTAssertEqual(streams.dropFirst().map { $0.hasPrefix("aac,audio,") }, [true, true], scene.name)
+            XCTAssertEqual(streams.dropFirst().map { $0.split(separator: ",").last.map(String.init) }, ["1", "0"], scene.name)
+            let durations = try [source, output].map { try probe($0, "format=duration").first.flatMap(Double.init) ?? 0 }
+            XCTAssertEqual(durations[0], durations[1], accuracy: 1.0 / 30, scene.name)
+            try assertAudioPassedThrough(source: source, output: output)
+        }
+    }
+
+    /// The pixels really are the crop: the output's frames equal ffmpeg's own crop of the source at the
+    /// planned offsets (PSNR), and the detector finds the face inside them.
+    func testOutputPixelsAreTheSourceCroppedAtThePlannedOffsets() throws {
+        let folder = TemporaryFolder()
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 3).first { $0.name == "fast" })
+        let source = try writeScene(scene, in: folder)
+        let output = folder.path("fast-vertical.mov")
+        let summary = try Reframer.run(input: source, output: output, options: fastOptions)
+        let path = try XCTUnwrap(summary.path)
+        for frame in [0, 45, 60, 89] {
+            let x = path.offsets[frame]
+            let reference = folder.path("reference-\(frame).png"), ours = folder.path("ours-\(frame).png")
+            XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-vf", "select=eq(n\\,\(frame)),crop=608:1080:\(x):0",
+                                              "-frames:v", "1", reference])?.code, 0)
+            XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", output, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1", ours])?.code, 0)
+            let value = try psnrValue(ours, reference)
+            XCTAssertGreaterThan(value, 30, "frame \(frame): the output is not the source cropped at x=\(x)")
+            let pixels = try XCTUnwrap(runToolData("ffmpeg", ["-v", "error", "-i", ours, "-f", "rawvideo", "-pix_fmt", "bgr24", "-"]))
+            let faces = try KeepTrackFacesDetector.detect([UInt8](pixels), width: 608, height: 1080)
+            XCTAssertEqual(faces.count, 1, "frame \(frame)")
+        }
+    }
+
+    func testHLGSourceStaysHDRWithHEVCMain10() throws {
+        let folder = TemporaryFolder()
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 2).first { $0.name == "drift" })
+        let source = try writeScene(scene, in: folder, codec: .hevcHLG)
+        let output = folder.path("hlg-vertical.mov")
+        let summary = try Reframer.run(input: source, output: output, options: fastOptions)
+        XCTAssertEqual(summary.codec, .hevc)
+        let video = try probe(output, "stream=codec_name,profile,pix_fmt,color_transfer,color_primaries,color_space,width,height").first
+        XCTAssertEqual(video, "hevc,Main 10,608,1080,yuv420p10le,bt2020nc,arib-std-b67,bt2020")
+        let movie = try Movie.open(path: output)
+        XCTAssertEqual(movie.tracks.first { $0.kind == .video }?.video?.hdr, "HLG")
+        var options = fastOptions
+        options.codec = .h264
+        XCTAssertThrowsError(try Reframer.run(input: source, output: folder.path("sdr.mov"), options: options)) { error in
+            XCTAssertTrue("\(error)".contains("HDR"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("sdr.mov")))
+    }
+
+    func testSizeScalesTheCrop() throws {
+        let folder = TemporaryFolder()
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 1).first { $0.name == "still" })
+        let source = try writeScene(scene, in: folder)
+        let output = folder.path("small.mov")
+        var options = fastOptions
+        options.size = (360, 640)
+        _ = try Reframer.run(input: source, output: output, options: options)
+        XCTAssertEqual(try probe(output, "stream=width,height").first, "360,640")
+    }
+
+    // MARK: - The real iPhone recording (portrait HEVC Main10 HLG with Dolby Vision, rotated 90°)
+
+    func testIPhonePortraitIsAlreadyNarrowAndPassesThroughWithANote() throws {
+        let input = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("iphone-vertical.mov")
+        let result = runCLI(["reframe", input, output, "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertTrue(result.error.contains("already 1080x1920"), result.error)
+        XCTAssertTrue(result.out.contains("\"passthrough\": true"))
+        let before = try Movie.open(path: input), after = try Movie.open(path: output)
+        XCTAssertEqual(after.tracks.map(\.id), before.tracks.map(\.id))
+        XCTAssertEqual(after.tracks.first { $0.kind == .video }?.video?.dolbyVision, before.tracks.first { $0.kind == .video }?.video?.dolbyVision)
+        try assertAudioPassedThrough(source: input, output: output)
+    }
+
+    /// Square from the portrait recording: the crop slides vertically over the upright picture. The output
+    /// must equal ffmpeg's own upright (autorotated) picture cropped at the planned offset.
+    func testIPhoneSquareCropIsInDisplayOrientationAndKeepsHDR() throws {
+        let input = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("iphone-square.mov")
+        var options = fastOptions
+        options.aspect = (1, 1)
+        let summary = try Reframer.run(input: input, output: output, options: options)
+        let path = try XCTUnwrap(summary.path)
+        XCTAssertEqual(path.axis, .vertical)
+        XCTAssertEqual(summary.orientation.rotation, 90)
+        XCTAssertTrue(summary.notes.contains { $0.contains("Dolby Vision") && $0.contains("dropped") }, "\(summary.notes)")
+        XCTAssertEqual(Set(summary.droppedTracks.map(\.id)), [4, 6])
+        let video = try probe(output, "stream=codec_name,profile,width,height,pix_fmt,color_transfer").first
+        XCTAssertEqual(video, "hevc,Main 10,1080,1080,yuv420p10le,arib-std-b67")
+        let movie = try Movie.open(path: output)
+        let track = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
+        XCTAssertEqual(track.header.matrix, TrackHeaderBox.identityMatrix)
+        XCTAssertNil(track.video?.dolbyVision)
+        XCTAssertEqual(movie.metadata.first { $0.key.hasSuffix("model") }?.value, "iPhone 16 Pro")
+        XCTAssertEqual(movie.tracks.first { $0.format == "apac" }?.referencedIDs("fall"), [2])
+        try assertAudioPassedThrough(source: input, output: output)
+
+        let y = path.offsets[30]
+        let reference = folder.path("reference.png"), ours = folder.path("ours.png")
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", input, "-vf", "select=eq(n\\,30),crop=1080:1080:0:\(y)",
+                                          "-frames:v", "1", reference])?.code, 0)
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", output, "-vf", "select=eq(n\\,30)", "-frames:v", "1", ours])?.code, 0)
+        XCTAssertGreaterThan(try psnrValue(ours, reference), 30, "frame 30 is not the upright picture cropped at y=\(y)")
+    }
+
+    // MARK: - Command line
+
+    func testCommandLineErrors() throws {
+        let folder = TemporaryFolder()
+        XCTAssertEqual(runCLI(["reframe", folder.path("missing.mov"), folder.path("out.mov")]).code, 66)
+        XCTAssertEqual(runCLI(["reframe", "a.mov", "b.mov", "--aspect", "9-16"]).code, 64)
+        XCTAssertEqual(runCLI(["reframe", "a.mov", "b.mov", "--codec", "vp9"]).code, 64)
+        XCTAssertEqual(runCLI(["reframe", "a.mov", "b.mov", "--size", "601x1080"]).code, 64)
+        XCTAssertEqual(runCLI(["reframe", "a.mov", "b.mov", "--crf", "99"]).code, 64)
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 1).first { $0.name == "still" })
+        let source = try writeScene(scene, in: folder)
+        let existing = folder.path("exists.mov")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
+        let refused = runCLI(["reframe", source, existing, "--preset", "ultrafast"])
+        XCTAssertEqual(refused.code, 73, refused.error)
+        XCTAssertEqual(try String(contentsOfFile: existing, encoding: .utf8), "keep me")
+        let help = runCLI(["help", "reframe"])
+        XCTAssertTrue(help.out.contains("--aspect") && help.out.contains("Dolby Vision"))
+        let text = runCLI(["reframe", source, folder.path("ok.mov"), "--preset", "ultrafast"])
+        XCTAssertEqual(text.code, 0, text.error)
+        XCTAssertTrue(text.out.contains("608x1080 h264"), text.out)
+    }
+}
+
+enum KeepTrackFacesDetector {
+    static func detect(_ bgr: [UInt8], width: Int, height: Int) throws -> [FrameRect] {
+        try KeepTrackFaces.FaceDetector().detect(bgr: bgr, width: width, height: height).map(\.box)
+    }
+}
+
+/// Average PSNR (dB) of two pictures, measured by ffmpeg's psnr filter.
+func psnrValue(_ a: String, _ b: String) throws -> Double {
+    let text = try XCTUnwrap(runToolStandardError("ffmpeg", ["-v", "info", "-nostats", "-i", a, "-i", b, "-lavfi", "psnr", "-f", "null", "-"]))
+    guard let range = text.range(of: "average:") else { throw XCTSkip("no PSNR from ffmpeg: \(text.suffix(200))") }
+    let value = text[range.upperBound...].prefix { !$0.isWhitespace }
+    return value == "inf" ? 100 : try XCTUnwrap(Double(value))
+}
