@@ -4,6 +4,9 @@
 
 #include <climits>
 #include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
 #include <mutex>
 #include <vector>
 
@@ -16,6 +19,30 @@ namespace {
 constexpr int detectBufferSize = 0x9000;  // DETECT_BUFFER_SIZE in facedetectcnn.h
 constexpr int shortsPerFace = 16;
 std::mutex detectorLock;
+
+// The wheel ships its own OpenMP runtime (yuface.libs/libgomp-*.so). Its idle worker threads spin-wait
+// between parallel regions, which on a busy machine steals the encoder's cores; callers may ask for fewer
+// threads. Only that runtime's omp_set_num_threads affects the detector, so it is looked up there.
+using SetThreads = void (*)(int);
+SetThreads wheelSetThreads = nullptr;
+std::once_flag lookupOnce;
+
+int findWheelOpenMP(struct dl_phdr_info *info, size_t, void *result) {
+    if (info->dlpi_name && std::strstr(info->dlpi_name, "yuface.libs/libgomp")) {
+        if (void *handle = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD)) {
+            *static_cast<SetThreads *>(result) = reinterpret_cast<SetThreads>(dlsym(handle, "omp_set_num_threads"));
+            return 1;
+        }
+    }
+    return 0;
+}
+}
+
+extern "C" int cfd_limit_threads(int threads) {
+    std::call_once(lookupOnce, [] { dl_iterate_phdr(findWheelOpenMP, &wheelSetThreads); });
+    if (wheelSetThreads == nullptr || threads < 1) return 0;
+    wheelSetThreads(threads);
+    return 1;
 }
 
 extern "C" int cfd_detect_bgr(const unsigned char *bgr, int width, int height, int step, CFDFace *faces,

@@ -9,9 +9,14 @@ public struct FaceDetector: Sendable {
     /// More faces than this in one frame are ignored (the detector returns the strongest first).
     public var maximumFaces: Int
 
-    public init(minimumConfidence: Int = 60, maximumFaces: Int = 64) {
+    /// OpenMP threads the detector may use; nil leaves the library's default (every core). One thread avoids
+    /// idle OpenMP workers spin-waiting beside a video encoder.
+    public var threads: Int?
+
+    public init(minimumConfidence: Int = 60, maximumFaces: Int = 64, threads: Int? = nil) {
         self.minimumConfidence = minimumConfidence
         self.maximumFaces = maximumFaces
+        self.threads = threads
     }
 
     public enum DetectorError: Error, Equatable {
@@ -26,6 +31,7 @@ public struct FaceDetector: Sendable {
         else {
             throw DetectorError.invalidImage(width: width, height: height, rowStride: rowStride, byteCount: bgr.count)
         }
+        if let threads { _ = cfd_limit_threads(Int32(threads)) }
         var faces = [CFDFace](repeating: CFDFace(), count: maximumFaces)
         let count = faces.withUnsafeMutableBufferPointer { buffer in
             cfd_detect_bgr(base.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(rowStride),

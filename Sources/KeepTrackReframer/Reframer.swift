@@ -17,9 +17,9 @@ public struct ReframeOptions: Sendable {
     public var preset: String?
     public var overwrite = false
     /// Face detection runs this many times per second of video (plus on likely cuts).
-    public var detectionsPerSecond = 5.0
+    public var detectionsPerSecond = 3.0
     /// Longest side of the pictures the face detector sees.
-    public var detectionSize = 640
+    public var detectionSize = 480
     public var settings = CameraPathPlanner.Settings()
     public init() {}
 }
@@ -85,7 +85,8 @@ public struct ReframeSummary: Sendable {
                 ("cuts", .array(path.shots.dropFirst().map { .int(Int64($0.lowerBound)) })),
             ])))
             fields.append(("path", .object([
-                ("axis", .string(path.axis.rawValue)), ("movingFrames", .int(Int64(statistics.movingFrames))),
+                ("axis", .string(path.axis.rawValue)), ("firstOffset", .optional(path.offsets.first)),
+                ("lastOffset", .optional(path.offsets.last)), ("movingFrames", .int(Int64(statistics.movingFrames))),
                 ("maximumSpeed", .double(statistics.maximumSpeed.rounded())), ("maximumAcceleration", .double(statistics.maximumAcceleration.rounded())),
                 ("reversals", .int(Int64(statistics.reversals))), ("largestStep", .int(Int64(statistics.largestStep))),
             ])))
@@ -96,6 +97,47 @@ public struct ReframeSummary: Sendable {
         ])))
         fields.append(("timings", .object(timings.map { ($0.0, .double(($0.1 * 1000).rounded() / 1000)) })))
         return .object(fields)
+    }
+}
+
+/// Runs the face detector on a background thread, a bounded number of pictures ahead.
+final class BackgroundDetections: @unchecked Sendable {
+    private let detector: FaceDetector
+    private let queue = DispatchQueue(label: "keeptrack.face-detection")
+    private let slots = DispatchSemaphore(value: 6)
+    private let lock = NSLock()
+    private var samples: [DetectionSample] = []
+    private var failure: Error?
+    private var seconds = 0.0
+
+    init(detector: FaceDetector) { self.detector = detector }
+
+    func submit(frameIndex: Int, bgr: [UInt8], width: Int, height: Int, scale: Double) {
+        slots.wait()
+        queue.async { [self] in
+            defer { slots.signal() }
+            let started = Date()
+            do {
+                let faces = try detector.detect(bgr: bgr, width: width, height: height).map {
+                    FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
+                }
+                lock.withLock {
+                    samples.append(DetectionSample(frameIndex: frameIndex, faces: faces))
+                    seconds += Date().timeIntervalSince(started)
+                }
+            } catch {
+                lock.withLock { failure = failure ?? error }
+            }
+        }
+    }
+
+    /// Waits for every submitted picture; samples in frame order and the detector's busy time.
+    func finish() throws -> (samples: [DetectionSample], seconds: Double) {
+        queue.sync {}
+        return try lock.withLock {
+            if let failure { throw failure }
+            return (samples.sorted { $0.frameIndex < $1.frameIndex }, seconds)
+        }
     }
 }
 
@@ -152,6 +194,8 @@ public enum Reframer {
         var samples: [DetectionSample] = []
         var pixelFormat: Int32 = -1
         var colour: VideoEncoder.Colour?
+        /// Seconds spent scaling frames for and running the face detector (part of the analysis time).
+        var detectionSeconds = 0.0
     }
 
     static func decode(_ movie: Movie, _ video: Track, body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
@@ -179,7 +223,7 @@ public enum Reframer {
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
         var scaler: DetectionScaler?
         var previousHistogram: [Double]?
-        let detector = FaceDetector()
+        let detections = BackgroundDetections(detector: FaceDetector(threads: 1))
         let started = Date()
         var sinceDetection = every
         try decode(movie, video) { frame, time in
@@ -201,18 +245,19 @@ public enum Reframer {
             let difference = previousHistogram.map { FrameOperations.difference($0, histogram) } ?? 0
             previousHistogram = histogram
             analysis.differences.append(difference)
-            // Detect on a fixed rhythm, and at once on a frame that looks like a new shot.
+            // Detect on a fixed rhythm, and at once on a frame that looks like a new shot. The detector runs
+            // on its own thread (one OpenMP thread) while decoding goes on.
             sinceDetection += 1
             if sinceDetection >= every || difference > 0.3, let scaler {
                 sinceDetection = 0
-                let pixels = scaler.bgr(frame)
-                let faces = try detector.detect(bgr: pixels, width: scaler.displayWidth, height: scaler.displayHeight)
-                analysis.samples.append(DetectionSample(frameIndex: index, faces: faces.map {
-                    FaceDetection(box: $0.box.scaled(by: scaler.scale), confidence: $0.confidence)
-                }))
+                detections.submit(frameIndex: index, bgr: scaler.bgr(frame), width: scaler.displayWidth,
+                                  height: scaler.displayHeight, scale: scaler.scale)
             }
             if index % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }
+        let finished = try detections.finish()
+        analysis.samples = finished.samples
+        analysis.detectionSeconds = finished.seconds
         return analysis
     }
 
@@ -352,7 +397,7 @@ public enum Reframer {
         summary.keptTracks = writer.tracks.compactMap { try? TrackHeaderBox(box: $0.trak.first("tkhd")!).trackID }
         summary.droppedTracks = tracks.dropped.map { ($0.track.id, $0.reason) }
         for dropped in tracks.dropped { summary.notes.append("dropped track \(dropped.track.id): \(dropped.reason)") }
-        summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("encode", encodedAt.timeIntervalSince(encodeStarted)),
+        summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds), ("encode", encodedAt.timeIntervalSince(encodeStarted)),
                            ("mux", muxed.timeIntervalSince(encodedAt)), ("total", muxed.timeIntervalSince(started))]
         return summary
     }

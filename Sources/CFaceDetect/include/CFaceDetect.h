@@ -18,6 +18,10 @@ typedef struct {
 /// Calls are serialised inside: the library keeps process-wide state.
 int cfd_detect_bgr(const unsigned char *bgr, int width, int height, int step, CFDFace *faces, int capacity);
 
+/// Limits the detector's OpenMP threads for calls made from the calling thread (OpenMP settings are per
+/// thread). Returns 1 when the detector's OpenMP runtime was found and set, 0 otherwise.
+int cfd_limit_threads(int threads);
+
 #ifdef __cplusplus
 }
 #endif
