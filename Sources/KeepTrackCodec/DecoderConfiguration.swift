@@ -18,6 +18,9 @@ public struct DecoderConfiguration: @unchecked Sendable {
     public var height: Int = 0
     /// Decoding threads (frame and slice threading); 0 lets FFmpeg use every core.
     public var threadCount: Int = 1
+    /// Skip the in-loop deblocking/SAO filters and allow non-conforming speedups: pictures good enough
+    /// to analyse (faces, histograms), not to show or re-encode.
+    public var fastAnalysis = false
 
     public init(codecID: AVCodecID, codecName: String) {
         self.codecID = codecID
@@ -169,6 +172,10 @@ public struct DecoderConfiguration: @unchecked Sendable {
         if bitsPerSample > 0 { context.pointee.bits_per_coded_sample = Int32(bitsPerSample) }
         if let bytesPerFrame, bytesPerFrame > 0 { context.pointee.block_align = Int32(bytesPerFrame) }
         if width > 0 { context.pointee.width = Int32(width); context.pointee.height = Int32(height) }
+        if fastAnalysis {
+            context.pointee.skip_loop_filter = AVDISCARD_ALL
+            context.pointee.flags2 |= Int32(AV_CODEC_FLAG2_FAST)
+        }
         if threadCount != 1 {
             context.pointee.thread_count = Int32(threadCount)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE

@@ -145,7 +145,55 @@ public struct CameraPathPlanner: Sendable {
         let frameDuration = shotTimes.count > 1 ? (shotTimes[shotTimes.count - 1] - shotTimes[0]) / Double(shotTimes.count - 1) : 1
         let window = max(1, Int((settings.smoothingSeconds / max(frameDuration, 1e-3)).rounded()) | 1)
         for _ in 0..<3 { centres = movingAverage(centres, window: window) }
+        centres = keepFaceInside(centres, shot: shot, faces: faces, frameTimes: frameTimes, window: window)
         return centres.map { min(max($0, lowest), highest) }
+    }
+
+    /// Smoothing cuts corners; where that would push the face (interpolated between analysed frames at most
+    /// 0.75 s apart, moving no faster than the speed limit) out of the crop, the crop is nudged just enough.
+    /// The nudges are widened and averaged over the smoothing window, so they fade in and out smoothly.
+    private func keepFaceInside(_ centres: [Double], shot: Range<Int>, faces: [(frameIndex: Int, box: FrameRect)],
+                                frameTimes: [Double], window: Int) -> [Double] {
+        var push = [Double](repeating: 0, count: centres.count), pull = push
+        let lowest = cropLength / 2, highest = sourceLength - cropLength / 2
+        let speedLimit = settings.maximumSpeed * sourceLength
+        // Near a move faster than the speed limit the face cannot stay inside anyway; nudging there would
+        // only turn the limited pan into a jump, so those stretches (±1 s) are left to the pan.
+        let pairs = Array(zip(faces, faces.dropFirst()))
+        let tooFast = pairs.compactMap { a, b -> Double? in
+            let duration = frameTimes[b.frameIndex] - frameTimes[a.frameIndex]
+            let distance = abs(b.box.span(along: axis).start - a.box.span(along: axis).start)
+            return duration <= 0.75 && distance > speedLimit * max(duration, 1e-6) ? frameTimes[a.frameIndex] : nil
+        }
+        for (a, b) in pairs {
+            let duration = frameTimes[b.frameIndex] - frameTimes[a.frameIndex]
+            let spanA = a.box.span(along: axis), spanB = b.box.span(along: axis)
+            guard duration > 0, duration <= 0.75, abs(spanB.start - spanA.start) / duration <= speedLimit,
+                  !tooFast.contains(where: { abs($0 - frameTimes[a.frameIndex]) < 1 }) else { continue }
+            for frame in a.frameIndex...b.frameIndex where shot.contains(frame) {
+                let fraction = (frameTimes[frame] - frameTimes[a.frameIndex]) / duration
+                let start = spanA.start + (spanB.start - spanA.start) * fraction
+                let length = spanA.length + (spanB.length - spanA.length) * fraction
+                let margin = 0.05 * length
+                let low = max(start + length + margin - cropLength / 2, lowest)
+                let high = min(start - margin + cropLength / 2, highest)
+                guard low <= high else { continue }
+                let index = frame - shot.lowerBound
+                push[index] = max(push[index], low - centres[index])
+                pull[index] = max(pull[index], centres[index] - high)
+            }
+        }
+        guard push.contains(where: { $0 > 0 }) || pull.contains(where: { $0 > 0 }) else { return centres }
+        // Dilate then average over the same window: every frame keeps at least the nudge it needs.
+        func spread(_ values: [Double]) -> [Double] {
+            let half = window / 2
+            let dilated = values.indices.map { index in
+                values[max(0, index - half)...min(values.count - 1, index + half)].max() ?? 0
+            }
+            return movingAverage(dilated.map { max(0, $0) }, window: window)
+        }
+        let pushes = spread(push), pulls = spread(pull)
+        return centres.indices.map { centres[$0] + pushes[$0] - pulls[$0] }
     }
 
     /// The band the crop centre must stay in at each analysed frame, with holds while the face is lost.

@@ -109,8 +109,12 @@ final class BackgroundDetections: @unchecked Sendable {
     private var samples: [DetectionSample] = []
     private var failure: Error?
     private var seconds = 0.0
+    private var foundNothing = false
 
     init(detector: FaceDetector) { self.detector = detector }
+
+    /// Whether the latest finished detection found no face (it may lag the decoder by a few pictures).
+    var lastFoundNothing: Bool { lock.withLock { foundNothing } }
 
     func submit(frameIndex: Int, bgr: [UInt8], width: Int, height: Int, scale: Double) {
         slots.wait()
@@ -123,6 +127,7 @@ final class BackgroundDetections: @unchecked Sendable {
                 }
                 lock.withLock {
                     samples.append(DetectionSample(frameIndex: frameIndex, faces: faces))
+                    foundNothing = faces.isEmpty
                     seconds += Date().timeIntervalSince(started)
                 }
             } catch {
@@ -198,9 +203,11 @@ public enum Reframer {
         var detectionSeconds = 0.0
     }
 
-    static func decode(_ movie: Movie, _ video: Track, body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
+    static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false,
+                       body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
         var configuration = try DecoderConfiguration.make(for: video)
         configuration.threadCount = 0
+        configuration.fastAnalysis = fastAnalysis
         let decoder = try CodecDecoder(configuration)
         var reader = TrackPacketReader(track: video, source: movie.source)
         var produced: Int64 = 0
@@ -226,7 +233,7 @@ public enum Reframer {
         let detections = BackgroundDetections(detector: FaceDetector(threads: 1))
         let started = Date()
         var sinceDetection = every
-        try decode(movie, video) { frame, time in
+        try decode(movie, video, fastAnalysis: true) { frame, time in
             let index = analysis.frameTimes.count
             if scaler == nil {
                 analysis.pixelFormat = frame.pointee.format
@@ -247,8 +254,10 @@ public enum Reframer {
             analysis.differences.append(difference)
             // Detect on a fixed rhythm, and at once on a frame that looks like a new shot. The detector runs
             // on its own thread (one OpenMP thread) while decoding goes on.
+            // While nobody is in the picture, look three times as often, to find a returning person sooner.
             sinceDetection += 1
-            if sinceDetection >= every || difference > 0.3, let scaler {
+            let interval = detections.lastFoundNothing ? max(1, every / 3) : every
+            if sinceDetection >= interval || difference > 0.3, let scaler {
                 sinceDetection = 0
                 detections.submit(frameIndex: index, bgr: scaler.bgr(frame), width: scaler.displayWidth,
                                   height: scaler.displayHeight, scale: scaler.scale)

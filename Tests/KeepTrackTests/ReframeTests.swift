@@ -60,6 +60,12 @@ final class ReframeTests: XCTestCase {
             if scene.name == "step" { faces.removeAll { abs($0.frameIndex - scene.frameCount / 2) <= 15 } }
             let coverage = SubjectCoverage(path: path, faces: faces)
             XCTAssertGreaterThanOrEqual(coverage.fraction, 0.98, "\(scene.name): \(coverage)")
+            if coverage.fraction < 0.98 {
+                let frame = FrameRect(x: 0, y: 0, width: 1920, height: 1080)
+                let misses = faces.filter { frame.contains($0.box) && !path.rect(frame: $0.frameIndex).contains($0.box) }
+                print("MISSES", misses.map { "\($0.frameIndex): face \(Int($0.box.x))..\(Int($0.box.maxX)) crop \(path.offsets[$0.frameIndex])" })
+                print("SAMPLES", summary.analysedFrames, path.subjectFaces.map { "\($0.frameIndex):\(Int($0.box.x))" })
+            }
             XCTAssertGreaterThan(coverage.possibleFrames, scene.name == "leave-return" ? 40 : 80, scene.name)
 
             // Calm camera: no jumps inside a shot, few direction changes, bounded speed and acceleration.
