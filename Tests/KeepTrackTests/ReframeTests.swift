@@ -3,6 +3,7 @@ import XCTest
 @testable import KeepTrack
 import KeepTrackCodec
 import KeepTrackFixtures
+@testable import KeepTrackCLI
 import KeepTrackReframe
 import KeepTrackFaces
 @testable import KeepTrackReframer
@@ -234,4 +235,23 @@ func psnrValue(_ a: String, _ b: String) throws -> Double {
     guard let range = text.range(of: "average:") else { throw XCTSkip("no PSNR from ffmpeg: \(text.suffix(200))") }
     let value = text[range.upperBound...].prefix { !$0.isWhitespace }
     return value == "inf" ? 100 : try XCTUnwrap(Double(value))
+}
+
+final class ReframeProgressBarTests: XCTestCase {
+    func testDrawsOnATerminalOnlyAndClearsItsLine() {
+        let box = CaptureBox()
+        let terminal = Console(out: { box.append(out: $0) }, error: { box.append(error: $0) }, isTerminal: true)
+        let bar = ProgressBar(console: terminal)
+        bar.update(ReframeProgress(phase: .encoding, frames: 150, totalFrames: 300, seconds: 5))
+        bar.finish()
+        let drawn = box.read().error
+        XCTAssertTrue(drawn.contains("encoding [############------------] 150/300 frames 30.0 fps 0:05 left"), drawn)
+        XCTAssertTrue(drawn.hasSuffix("\r\u{1B}[K"))
+
+        let (pipe, read) = Console.capturing()
+        let quiet = ProgressBar(console: pipe)
+        quiet.update(ReframeProgress(phase: .analysing, frames: 1, totalFrames: 2, seconds: 1))
+        quiet.finish()
+        XCTAssertEqual(read().error, "")
+    }
 }
