@@ -151,6 +151,28 @@ final class ReframeTests: XCTestCase {
         XCTAssertEqual(try probe(output, "stream=width,height").first, "360,640")
     }
 
+    /// Variable frame rate stays variable: every output frame is shown at its source frame's time.
+    func testVariableFrameRateTimesArePreserved() throws {
+        let folder = TemporaryFolder()
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 2).first { $0.name == "drift" })
+        let constant = try writeScene(scene, in: folder)
+        let variable = folder.path("vfr.mov")
+        // Drop every 4th frame and one run of frames: gaps of 2 and 6 frame durations.
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", constant, "-map", "0",
+                                          "-vf", "select='not(eq(mod(n\\,4)\\,1))*not(between(n\\,30\\,34))'", "-fps_mode", "vfr",
+                                          "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "copy", variable])?.code, 0)
+        func frameTimes(_ path: String) throws -> [String] {
+            let result = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time",
+                                                           "-of", "csv=p=0", path]))
+            return result.out.split(separator: "\n").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",")) }
+        }
+        let before = try frameTimes(variable)
+        XCTAssertLessThan(before.count, 45)
+        let output = folder.path("vfr-vertical.mov")
+        _ = try Reframer.run(input: variable, output: output, options: fastOptions)
+        XCTAssertEqual(try frameTimes(output), before)
+    }
+
     // MARK: - The real iPhone recording (portrait HEVC Main10 HLG with Dolby Vision, rotated 90°)
 
     func testIPhonePortraitIsAlreadyNarrowAndPassesThroughWithANote() throws {
