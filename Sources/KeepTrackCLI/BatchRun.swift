@@ -69,13 +69,18 @@ final class ProgressDisplay: @unchecked Sendable {
     private let console: Console
     private let total: Int
     private let start: Date
+    /// What is counted ("files", "frames") and an optional phase shown first ("encoding").
+    private let unit: String
+    private let label: String?
     private var lastDraw = Date.distantPast
     private var lastTenth = 0
 
-    init(console: Console, total: Int, start: Date) {
+    init(console: Console, total: Int, start: Date, unit: String = "files", label: String? = nil) {
         self.console = console
         self.total = total
         self.start = start
+        self.unit = unit
+        self.label = label
     }
 
     func update(done: Int) {
@@ -103,10 +108,11 @@ final class ProgressDisplay: @unchecked Sendable {
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let left = rate > 0 ? Double(total - done) / rate : 0
         let time = String(format: "%d:%02d", Int(left) / 60, Int(left) % 60)
-        let counts = "\(done)/\(total) files, \(Int(rate.rounded())) files/s, \(time) left"
-        guard bar else { return "progress: " + counts }
+        let counts = "\(done)/\(total) \(unit), \(Int(rate.rounded())) \(unit)/s, \(time) left"
+        let prefix = label.map { $0 + " " } ?? ""
+        guard bar else { return prefix + "progress: " + counts }
         let width = 30
-        let filled = total > 0 ? done * width / total : width
-        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + counts
+        let filled = total > 0 ? min(done, total) * width / total : width
+        return prefix + "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + counts
     }
 }

@@ -58,7 +58,7 @@ enum ReframeCommand {
             guard presets.contains(preset) else { throw KeepTrackCLIError.usage("--preset is one of \(presets.joined(separator: ", ")); not '\(preset)'") }
             options.preset = preset
         }
-        let bar = ProgressBar(console: console)
+        let bar = ReframeProgressDisplay(console: console)
         let summary: ReframeSummary
         do {
             summary = try Reframer.run(input: invocation.positionals[0], output: invocation.positionals[1], options: options) { bar.update($0) }
@@ -98,35 +98,27 @@ enum ReframeCommand {
     }
 }
 
-/// A one-line progress bar on stderr, drawn only on a terminal: phase, frames, fps, time left.
-final class ProgressBar: @unchecked Sendable {
-    let console: Console
-    private var lastDrawn = Date.distantPast
-    private var drawn = false
+/// Reframe's progress: one `ProgressDisplay` per phase (analysing, then encoding), in frames.
+final class ReframeProgressDisplay: @unchecked Sendable {
+    private let console: Console
+    private var phase: ReframeProgress.Phase?
+    private var display: ProgressDisplay?
 
     init(console: Console) { self.console = console }
 
     func update(_ progress: ReframeProgress) {
-        guard console.isTerminal, Date().timeIntervalSince(lastDrawn) > 0.2 else { return }
-        lastDrawn = Date()
-        let fraction = progress.totalFrames > 0 ? min(1, Double(progress.frames) / Double(progress.totalFrames)) : 0
-        let width = 24
-        let filled = Int(fraction * Double(width))
-        let fps = progress.seconds > 0 ? Double(progress.frames) / progress.seconds : 0
-        let left = fps > 0 ? Double(progress.totalFrames - progress.frames) / fps : 0
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        console.progress(String(format: "\r%@ [%@] %d/%d frames %.1f fps %@ left ", progress.phase.rawValue, bar, progress.frames,
-                                progress.totalFrames, fps, Self.clock(left)))
-        drawn = true
+        if progress.phase != phase {
+            display?.finish()
+            phase = progress.phase
+            display = ProgressDisplay(console: console, total: max(progress.totalFrames, 1),
+                                      start: Date().addingTimeInterval(-progress.seconds), unit: "frames", label: progress.phase.rawValue)
+        }
+        display?.update(done: progress.frames)
     }
 
     func finish() {
-        if drawn { console.progress("\r\u{1B}[K") }
-        drawn = false
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded())
-        return String(format: "%d:%02d", total / 60, total % 60)
+        display?.finish()
+        display = nil
+        phase = nil
     }
 }
