@@ -74,4 +74,19 @@ final class ReframeSceneTests: XCTestCase {
         XCTAssertEqual(cut.faceBox(frame: 89).x, 200 + 87)
         XCTAssertEqual(cut.faceBox(frame: 90).x, 1400 + 87)
     }
+
+    func testFixtureCommandRendersAScene() throws {
+        let photo = try TestPhotographs.require(TestPhotographs.astronaut)
+        let folder = TemporaryFolder()
+        let output = folder.path("still.mov")
+        let result = runCLI(["fixture", "scene:still", output, "--photo", photo, "--duration", "1"])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertTrue(result.out.contains("30 frames"), result.out)
+        let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-count_frames", "-show_entries",
+                                                      "stream=width,height,nb_read_frames", "-of", "csv=p=0", output]))
+        XCTAssertEqual(probe.out.trimmingCharacters(in: .whitespacesAndNewlines), "1920,1080,30")
+        XCTAssertEqual(runCLI(["fixture", "scene:nobody", output, "--photo", photo]).code, 64)
+        XCTAssertEqual(runCLI(["fixture", "scene:still", output, "--photo", photo]).code, 73, "exists without --force")
+        XCTAssertEqual(runCLI(["fixture", "scene:still", folder.path("x.mov")]).code, 64, "needs --photo")
+    }
 }
