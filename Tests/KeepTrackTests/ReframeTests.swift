@@ -46,6 +46,28 @@ final class ReframeTests: XCTestCase {
         }
     }
 
+    /// `keeptrack compare`: every audio track (and every other kept track) identical in samples, flags,
+    /// group, references and boxes; only the video differs. `compare --levels`: the enabled audio the same.
+    private func assertCompareShowsAudioIdentical(_ source: String, _ output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = runCLI(["compare", "--json", source, output])
+        XCTAssertEqual(result.code, 1, "the video differs", file: file, line: line)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any], file: file, line: line)
+        let tracks = try XCTUnwrap(document["tracks"] as? [[String: Any]], file: file, line: line)
+        let movie = try Movie.open(path: source)
+        for track in tracks {
+            let id = try XCTUnwrap(track["id"] as? Int, file: file, line: line)
+            guard movie.track(id: UInt32(id))?.kind == .audio else { continue }
+            let a = track["a"] as? [String: String], b = track["b"] as? [String: String]
+            XCTAssertEqual(a, b, "track \(id)", file: file, line: line)
+            XCTAssertEqual((track["differingBoxes"] as? [String]) ?? [], [], "track \(id)", file: file, line: line)
+        }
+        XCTAssertEqual(tracks.filter { movie.track(id: UInt32($0["id"] as? Int ?? 0))?.kind == .audio }.count,
+                       movie.tracks.filter { $0.kind == .audio }.count, file: file, line: line)
+        let levels = runCLI(["compare", "--levels", source, output])
+        XCTAssertEqual(levels.code, 0, levels.out + levels.error, file: file, line: line)
+        XCTAssertTrue(levels.out.contains("same"), levels.out, file: file, line: line)
+    }
+
     func testEveryStandardSceneIsFollowed() throws {
         let folder = TemporaryFolder()
         for scene in ReframeScene.standard(duration: 4) {
@@ -95,6 +117,7 @@ final class ReframeTests: XCTestCase {
             let durations = try [source, output].map { try probe($0, "format=duration").first.flatMap(Double.init) ?? 0 }
             XCTAssertEqual(durations[0], durations[1], accuracy: 1.0 / 30, scene.name)
             try assertAudioPassedThrough(source: source, output: output)
+            if scene.name == "cut" { try assertCompareShowsAudioIdentical(source, output) }
         }
     }
 
@@ -212,6 +235,7 @@ final class ReframeTests: XCTestCase {
         XCTAssertEqual(movie.metadata.first { $0.key.hasSuffix("model") }?.value, "iPhone 16 Pro")
         XCTAssertEqual(movie.tracks.first { $0.format == "apac" }?.referencedIDs("fall"), [2])
         try assertAudioPassedThrough(source: input, output: output)
+        try assertCompareShowsAudioIdentical(input, output)
 
         let y = path.offsets[30]
         let reference = folder.path("reference.png"), ours = folder.path("ours.png")
