@@ -23,7 +23,7 @@ enum ReframeCommand {
         Demuxes with keeptrack's own container layer and decodes with FFmpeg's libavcodec (H.264, HEVC Main/Main10)
         on every core. Works in display orientation: an iPhone portrait file (stored rotated 90°) is turned upright.
         A picture already as narrow as the target is passed through uncropped (every track copied), with a note.
-        Finds faces (libfacedetection, YuNet) 3 times a second (more often while nobody is in view) on frames
+        Finds faces (libfacedetection, YuNet) 2-3 times a second (more often while nobody is in view) on frames
         scaled to 480 px, on its own thread while decoding goes on, links them into tracks, detects shot cuts, and plans a camera path per shot: perfectly still while the person stays within a
         band, otherwise a smooth pan (speed and acceleration limited, no overshoot, look-ahead), jumping only at cuts,
         holding its place while the face is lost. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
