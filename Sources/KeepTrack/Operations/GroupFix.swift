@@ -50,6 +50,40 @@ public enum GroupFix {
         return edit
     }
 
+    /// One 3-byte overwrite of a tkhd's flags.
+    public struct FlagPatch: Sendable, Equatable {
+        public let trackID: UInt32
+        /// File offset of the 24-bit flags field.
+        public let offset: UInt64
+        public let old: [UInt8]
+        public let new: [UInt8]
+        public var description: String { "track \(trackID): \(new[2] & 1 == 1 ? "enabled" : "disabled")" }
+    }
+
+    /// The flag patches for `plan`, in the order they are written: enables before disables. Every
+    /// prefix of them is a valid movie: patches touch only flag bytes (no size or offset changes),
+    /// and because a group's chosen track is enabled before any other is disabled, no group that
+    /// had an enabled track passes through a state with none (silence). A `fix --in-place` killed
+    /// between patches leaves each group as it was, fixed, or with extra tracks still enabled as in
+    /// the source; running it again finishes the job.
+    public static func inPlacePatches(_ plan: Plan, for movie: Movie) -> [FlagPatch] {
+        let ordered = plan.enabledChanges.filter(\.enabled) + plan.enabledChanges.filter { !$0.enabled }
+        return ordered.compactMap { change in
+            guard let track = movie.track(id: change.trackID), let tkhd = track.box.first("tkhd") else { return nil }
+            let range = TrackHeaderBox.flagsPayloadRange
+            guard tkhd.payload.count >= range.upperBound else { return nil }
+            var flags = track.header.header.flags
+            flags = change.enabled ? flags | TrackHeaderBox.enabledFlag : flags & ~TrackHeaderBox.enabledFlag
+            return FlagPatch(trackID: change.trackID, offset: tkhd.payloadOffset + UInt64(range.lowerBound),
+                             old: Array(tkhd.payload[range]),
+                             new: [UInt8(flags >> 16 & 0xFF), UInt8(flags >> 8 & 0xFF), UInt8(flags & 0xFF)])
+        }
+    }
+
+    /// Test hook: milliseconds to sleep after each patch but the last, so a crash-safety test can
+    /// kill the process between tracks. Unset in normal use.
+    static let pauseBetweenPatchesVariable = "KEEPTRACK_TEST_PAUSE_BETWEEN_PATCHES_MS"
+
     /// Patches only the tkhd flag bytes of `path` with pwrite, then fsync: cost independent of file
     /// size. Refuses (nothing written) when the plan needs a rewrite or the bytes on disk are not
     /// the ones `movie` was read from. Returns the descriptions of the changes.
@@ -59,18 +93,14 @@ public enum GroupFix {
             let missing = plan.missingReferenceTargets.sorted().map(String.init).joined(separator: ", ")
             throw KeepTrackError.unsupported("\(path): removing references to missing track \(missing) changes box sizes; --in-place only patches flags (write a new file instead)")
         }
-        var patches: [(offset: UInt64, old: [UInt8], new: [UInt8], description: String)] = []
-        for change in plan.enabledChanges {
-            guard let track = movie.track(id: change.trackID), let tkhd = track.box.first("tkhd") else { continue }
-            let range = TrackHeaderBox.flagsPayloadRange
-            let old = Array(tkhd.payload[range])
-            var flags = track.header.header.flags
-            flags = change.enabled ? flags | TrackHeaderBox.enabledFlag : flags & ~TrackHeaderBox.enabledFlag
-            let new = [UInt8(flags >> 16 & 0xFF), UInt8(flags >> 8 & 0xFF), UInt8(flags & 0xFF)]
-            patches.append((tkhd.payloadOffset + UInt64(range.lowerBound), old, new,
-                            "track \(change.trackID): \(change.enabled ? "enabled" : "disabled")"))
-        }
-        guard !patches.isEmpty else { return [] }
+        let patches = inPlacePatches(plan, for: movie)
+        try write(patches, to: path)
+        return patches.map(\.description)
+    }
+
+    /// Writes `patches` (checked first against the bytes on disk) and fsyncs.
+    static func write(_ patches: [FlagPatch], to path: String) throws {
+        guard !patches.isEmpty else { return }
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { throw KeepTrackError.cannotCreate("\(path): cannot open for writing: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -82,11 +112,12 @@ public enum GroupFix {
                 throw KeepTrackError.io("\(path): tkhd flags at byte \(patch.offset) changed since the file was read; nothing written")
             }
         }
-        for patch in patches {
+        let pause = ProcessInfo.processInfo.environment[pauseBetweenPatchesVariable].flatMap(UInt32.init) ?? 0
+        for (index, patch) in patches.enumerated() {
             let count = patch.new.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(patch.offset)) }
             guard count == patch.new.count else { throw KeepTrackError.io("\(path): pwrite at byte \(patch.offset): \(String(cString: strerror(errno)))") }
+            if pause > 0 && index < patches.count - 1 { usleep(pause * 1000) }
         }
         guard fsync(descriptor) == 0 else { throw KeepTrackError.io("\(path): fsync: \(String(cString: strerror(errno)))") }
-        return patches.map(\.description)
     }
 }
