@@ -4,13 +4,8 @@ import XCTest
 /// The built `keeptrack` binary run as a child process: what only a real process can show
 /// (SIGKILL, full disks, resource limits, exit codes as a shell sees them).
 enum ChildProcess {
-    /// `.build/<triple>/debug/keeptrack`, next to the test bundle.
-    static func binary() throws -> String {
-        let candidates = [Bundle.main.bundleURL, Bundle(for: TemporaryFolder.self).bundleURL,
-                          URL(fileURLWithPath: CommandLine.arguments[0])].map { $0.deletingLastPathComponent().appendingPathComponent("keeptrack").path }
-        return try XCTUnwrap(candidates.first(where: FileManager.default.isExecutableFile(atPath:)),
-                             "keeptrack binary not found next to the test bundle (\(candidates)); run swift build --build-tests")
-    }
+    /// The binary next to the test bundle (found by the remux process tests).
+    static func binary() throws -> String { try RemuxProcessTests.binary() }
 
     /// Starts `keeptrack arguments` with extra environment variables; output discarded.
     static func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
@@ -29,15 +24,6 @@ enum ChildProcess {
     static func run(_ arguments: [String], prefix: String = "") throws -> (code: Int32, out: String) {
         let script = "\(prefix) exec \"$0\" \"$@\" 2>&1"
         return try XCTUnwrap(runTool("bash", ["-c", script, try binary()] + arguments))
-    }
-
-    /// Hidden temporary outputs (`.NAME.keeptrack-XXXXXX`) left in `folder`.
-    static func temporaryFiles(in folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".keeptrack-") }
-    }
-
-    static func sha256(_ path: String) throws -> String {
-        String(try XCTUnwrap(runTool("sha256sum", [path])).out.prefix(64))
     }
 
     static func identical(_ a: String, _ b: String) throws -> Bool {

@@ -46,7 +46,7 @@ final class CrashSafetyTests: XCTestCase {
     func testKillNineAtRandomPointsLeavesNoPartialDestination() throws {
         let folder = TemporaryFolder()
         let input = try Self.largeInput(in: folder)
-        let inputHash = try ChildProcess.sha256(input)
+        let inputHash = try RemuxProcessTests.sha256sum(input)
         for command in ["remux", "fix", "strip-spatial"] {
             let reference = folder.path("reference-\(command).mov")
             let started = Date()
@@ -68,13 +68,13 @@ final class CrashSafetyTests: XCTestCase {
                 } else {
                     absent += 1
                 }
-                let leftovers = try ChildProcess.temporaryFiles(in: folder.url.path)
+                let leftovers = try RemuxProcessTests.temporaryFiles(in: folder)
                 XCTAssertTrue(leftovers.allSatisfy { $0.hasPrefix(".out.mov.keeptrack-") }, "\(command): \(leftovers)")
                 for name in leftovers { try FileManager.default.removeItem(atPath: folder.path(name)) }
             }
             XCTAssertGreaterThan(absent, 0, "\(command): no kill landed before the end (run took \(duration) s)")
             print("\(command): uninterrupted \(String(format: "%.3f", duration)) s; after SIGKILL \(absent) absent, \(complete) complete")
-            XCTAssertEqual(try ChildProcess.sha256(input), inputHash, "\(command) changed its input")
+            XCTAssertEqual(try RemuxProcessTests.sha256sum(input), inputHash, "\(command) changed its input")
         }
     }
 
