@@ -23,7 +23,7 @@ test: setup fuzz-smoke
 bench: build
 	bench/run.sh
 
-# libFuzzer over the parser, track model, inspect and the remux planner (Fuzz/run.sh).
+# libFuzzer over the parser, track model, inspect, lint, the remux planner and the edits (Fuzz/run.sh).
 fuzz: build
 	Fuzz/run.sh $(FUZZ_SECONDS)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harness (parser, track model, inspect, remux planner) with AddressSanitizer
-# and runs it.
+# Builds the libFuzzer harness (parser, track model, inspect, lint, remux planner, the fix /
+# strip-spatial / select / extract edits: FuzzTargets.exercise) with AddressSanitizer and runs it.
 #   Fuzz/run.sh [SECONDS]   fuzz for SECONDS (default 60), seeded from fixtures and variants
 #   Fuzz/run.sh replay      run only the committed regression corpus (Fuzz/regressions)
 # Crashes are written to Fuzz/out/; minimise one with `Fuzz/out/keeptrack-fuzz -minimize_crash=1 FILE`
@@ -28,6 +28,11 @@ if [ -d ../shared/fixtures ]; then cp -f ../shared/fixtures/*.mov ../shared/fixt
 if [ ! -x .build/release/keeptrack ]; then swift build -c release --static-swift-stdlib >/dev/null; fi
 for variant in iphone spatial-first mp4 co64 moov-first no-fall audio-only lpcm-spatial; do
     [ -f "$out/seeds/$variant" ] || .build/release/keeptrack fixture "$variant" "$out/seeds/$variant" >/dev/null
+done
+# Tiny versions of every variant (about 10 KB): many more executions per second reach lint and the edits.
+for variant in $(.build/release/keeptrack fixture --help | sed -n 's/^Variants: //p' | tr -d '.' | tr ',' ' '); do
+    [ -f "$out/seeds/tiny-$variant" ] || .build/release/keeptrack fixture "$variant" "$out/seeds/tiny-$variant" \
+        --duration 0.1 --video-frame-bytes 16 >/dev/null
 done
 cp -f Fuzz/regressions/* "$out/seeds/" 2>/dev/null || true
 echo "fuzz: running for ${mode}s"

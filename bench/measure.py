@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Runs commands side by side and reports median wall time, peak RSS and ratios as a Markdown table.
+"""Runs commands side by side and reports median wall time, CPU time, peak RSS and ratios as a Markdown table.
 
 usage: measure.py --runs N --title TITLE [--baseline LABEL] --cmd LABEL 'shell command' [--cmd LABEL 'cmd' ...]
        [--before 'shell command run before each timed run (not timed)']
 
 Each command runs N times (after one warm-up run), interleaved, so every tool sees the same cache
-state. Peak RSS comes from wait4()'s rusage of the child (and its children via the shell).
+state. Peak RSS and CPU time (user + system) come from wait4()'s rusage of the child. On a shared,
+busy machine wall time includes waiting for a core; CPU time does not.
 """
 import argparse, os, statistics, subprocess, sys, tempfile, time
 
@@ -21,7 +22,7 @@ def run_once(command, before):
         errfile.seek(0)
         err = errfile.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss / 1024.0, code, err
+    return elapsed, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime, code, err
 
 def main():
     parser = argparse.ArgumentParser()
@@ -32,6 +33,7 @@ def main():
     parser.add_argument("--cmd", nargs=2, action="append", metavar=("LABEL", "COMMAND"), required=True)
     args = parser.parse_args()
     results = {label: [] for label, _ in args.cmd}
+    cpu = {label: [] for label, _ in args.cmd}
     rss = {label: 0.0 for label, _ in args.cmd}
     codes = {label: 0 for label, _ in args.cmd}
     errors = {}
@@ -39,8 +41,9 @@ def main():
         run_once(command, args.before)
     for _ in range(args.runs):
         for label, command in args.cmd:
-            elapsed, peak, code, err = run_once(command, args.before)
+            elapsed, peak, cpu_time, code, err = run_once(command, args.before)
             results[label].append(elapsed)
+            cpu[label].append(cpu_time)
             rss[label] = max(rss[label], peak)
             codes[label] = code
             if code != 0:
@@ -48,11 +51,11 @@ def main():
     baseline = args.baseline or args.cmd[0][0]
     base = statistics.median(results[baseline])
     print(f"\n### {args.title}\n")
-    print(f"| command | median wall (s) | ratio to {baseline} | peak RSS (MiB) | exit |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    print(f"| command | median wall (s) | ratio to {baseline} | median CPU (s) | peak RSS (MiB) | exit |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for label, command in args.cmd:
         median = statistics.median(results[label])
-        print(f"| `{command}` | {median:.4f} | {median / base:.2f}× | {rss[label]:.1f} | {codes[label]} |")
+        print(f"| `{command}` | {median:.4f} | {median / base:.2f}× | {statistics.median(cpu[label]):.4f} | {rss[label]:.1f} | {codes[label]} |")
     for label, message in errors.items():
         print(f"\n{label} exited non-zero: `{message[0][:200]}`")
     print(f"\n{args.runs} runs each after one warm-up, interleaved.")

@@ -2,11 +2,14 @@
 # Runs every benchmark in bench/ (each prints a Markdown section) and updates BENCHMARKS.md: a
 # script's section lives between `<!-- begin bench/NAME.sh -->` and `<!-- end bench/NAME.sh -->`
 # and is replaced in place (appended when new); text outside the markers is kept as written.
-# Reproduce: make bench      (or one benchmark alone: make build && bench/remux.sh)
+# Reproduce: make bench      (or one benchmark alone: make build && bench/remux.sh; or only some
+# sections updated: bench/run.sh bench/inspect.sh bench/hour.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -f BENCHMARKS.md ] || printf '# Benchmarks\n' > BENCHMARKS.md
-for script in bench/*.sh; do
+scripts=("$@")
+[ ${#scripts[@]} -gt 0 ] || scripts=(bench/*.sh)
+for script in "${scripts[@]}"; do
     [ "$script" = bench/run.sh ] && continue
     section=$(mktemp)
     {
