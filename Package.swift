@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "KeepTrack", targets: ["KeepTrack"]),
         .executable(name: "keeptrack", targets: ["keeptrack"]),
+        .executable(name: "keeptrack-media", targets: ["keeptrack-media"]),
     ],
     targets: [
         // Core: Foundation only, no C dependency, portable to Apple platforms.
@@ -43,13 +44,17 @@ let package = Package(
         .target(name: "KeepTrackCodec", dependencies: ["KeepTrack", "CFFmpeg", "CEbur128"]),
         // Reframing pipeline: decode, find the subject, plan, crop and encode the video; pass the audio through.
         .target(name: "KeepTrackReframer", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackReframe"]),
-        // Commands and the table-driven argument parser; `keeptrack` is a thin main over it.
-        .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframer"]),
+        // Container commands and the table-driven argument parser; links no C library.
+        .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
+        // Commands that decode or encode media (levels, reframe, demo, compare --levels).
+        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframer"]),
+        // `keeptrack` starts fast and hands media commands to `keeptrack-media` beside it.
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrackCLI"]),
+        .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrackMediaCLI"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(
             name: "KeepTrackTests",
-            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackReframer"],
+            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackReframer"],
             exclude: ["Golden"]
         ),
     ],

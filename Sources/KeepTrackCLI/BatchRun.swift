@@ -64,7 +64,7 @@ enum BatchRun {
 }
 
 /// Progress on stderr: a redrawn bar on a terminal, a plain line every tenth otherwise.
-final class ProgressDisplay: @unchecked Sendable {
+public final class ProgressDisplay: @unchecked Sendable {
     private let lock = NSLock()
     private let console: Console
     private let total: Int
@@ -75,7 +75,7 @@ final class ProgressDisplay: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private var lastTenth = 0
 
-    init(console: Console, total: Int, start: Date, unit: String = "files", label: String? = nil) {
+    public init(console: Console, total: Int, start: Date, unit: String = "files", label: String? = nil) {
         self.console = console
         self.total = total
         self.start = start
@@ -83,7 +83,7 @@ final class ProgressDisplay: @unchecked Sendable {
         self.label = label
     }
 
-    func update(done: Int) {
+    public func update(done: Int) {
         lock.withLock {
             let now = Date()
             if console.isTerminal {
@@ -99,7 +99,7 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
-    func finish() {
+    public func finish() {
         if console.isTerminal { console.progress("\n") }
     }
 

@@ -2,27 +2,43 @@ import Foundation
 import KeepTrack
 
 /// The `keeptrack` command line: a thin shell over the library. Each command lives in its own
-/// file under `Commands/` and is listed once in `commands`.
+/// file under `Commands/` and is listed once in a command table.
+///
+/// The container commands here link no C library, so `keeptrack inspect` or `fix --in-place`
+/// start in a few milliseconds. Commands that decode or encode media (`levels`, `reframe`,
+/// `demo`, `compare --levels`) live in `KeepTrackMediaCLI`, linked by the `keeptrack-media`
+/// executable, to which the `keeptrack` executable hands them (`MediaDelegation`).
 public enum KeepTrackCommandLine {
     public static let version = "0.1.0"
 
-    public static let commands: [CommandSpec] = [
+    /// Commands that need only the container layer.
+    public static let coreCommands: [CommandSpec] = [
         InspectCommand.spec,
         DumpCommand.spec,
         RemuxCommand.spec,
         CompareCommand.spec,
-        LevelsCommand.spec,
         LintCommand.spec,
         FixCommand.spec,
         StripSpatialCommand.spec,
         SelectCommand.spec,
         ExtractCommand.spec,
-        ReframeCommand.spec,
-        DemoCommand.spec,
         FixtureCommand.spec,
     ]
 
-    public static func run(_ arguments: [String], console: Console = .standard()) -> Int32 {
+    /// Names and summaries of the commands `keeptrack-media` runs (the overview of the slim
+    /// executable lists them; a test keeps them equal to the real specs).
+    public static let mediaCommandSummaries: [(name: String, summary: String)] = [
+        ("levels", "Decode the audio and measure RMS, peak and loudness per track and for what a player plays."),
+        ("reframe", "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched."),
+        ("demo", "Write a synthetic iPhone-layout sample to a temporary folder and show what keeptrack sees."),
+    ]
+
+    /// Runs `arguments` against `commands`; `listed` adds names (with summaries) shown in the overview.
+    public static func run(_ arguments: [String], console: Console = .standard(), commands: [CommandSpec] = coreCommands,
+                           listed: [(name: String, summary: String)] = mediaCommandSummaries) -> Int32 {
+        let overview = overview(commands: commands, listed: listed)
+        let names = commands.map(\.name) + listed.map(\.name)
+        func commandHint(_ word: String) -> String { Self.commandHint(word, names: names) }
         guard let first = arguments.first else {
             console.note(overview)
             return ExitCode.usage
@@ -70,13 +86,13 @@ public enum KeepTrackCommandLine {
         }
     }
 
-    static func commandHint(_ word: String) -> String {
-        let names = commands.map(\.name)
+    static func commandHint(_ word: String, names: [String]) -> String {
         let best = names.map { ($0, ArgumentParser.distance(word, $0)) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }
         return best.map { "; did you mean '\($0.0)'?" } ?? ""
     }
 
-    public static var overview: String {
+    public static func overview(commands: [CommandSpec], listed: [(name: String, summary: String)]) -> String {
+        let entries = commands.map { ($0.name, $0.summary) } + listed.filter { item in !commands.contains { $0.name == item.name } }
         var lines = [
             "keeptrack \(version) — see, check, repair and pass through iPhone-era movie files",
             "with their alternate audio tracks (stereo AAC + APAC spatial audio) intact.",
@@ -85,8 +101,8 @@ public enum KeepTrackCommandLine {
             "",
             "Commands:",
         ]
-        let width = (commands.map(\.name.count).max() ?? 0) + 2
-        for command in commands { lines.append("  " + command.name.rightPadded(to: width) + command.summary) }
+        let width = (entries.map(\.0.count).max() ?? 0) + 2
+        for (name, summary) in entries { lines.append("  " + name.rightPadded(to: width) + summary) }
         lines.append("")
         lines.append("Run 'keeptrack help COMMAND' or 'keeptrack COMMAND --help' for a command's options.")
         lines.append("Exit codes: 0 ok, 1 findings/differences, 64 usage, 65 malformed input, 66 missing input,")

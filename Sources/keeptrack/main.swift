@@ -1,3 +1,8 @@
-import KeepTrackCLI
 import Foundation
-exit(KeepTrackCommandLine.run(Array(CommandLine.arguments.dropFirst())))
+import KeepTrackCLI
+
+// The container commands run here, linking no C library (fast start-up); media commands are
+// handed to keeptrack-media beside this executable.
+let arguments = Array(CommandLine.arguments.dropFirst())
+if MediaDelegation.needsMedia(arguments) { exit(MediaDelegation.execute(arguments)) }
+exit(KeepTrackCommandLine.run(arguments))

@@ -1,5 +1,6 @@
 import XCTest
 @testable import KeepTrackCLI
+import KeepTrackMediaCLI
 
 final class CommandLineTests: XCTestCase {
     func testUnknownOptionIsUsageErrorWithHint() {
@@ -21,7 +22,7 @@ final class CommandLineTests: XCTestCase {
 
     func testHelpAndVersion() {
         XCTAssertEqual(runCLI(["--version"]).out, "keeptrack \(KeepTrackCommandLine.version)\n")
-        for command in KeepTrackCommandLine.commands {
+        for command in MediaCommandLine.commands {
             let help = runCLI([command.name, "--help"])
             XCTAssertEqual(help.code, 0)
             XCTAssertTrue(help.out.contains("Usage: keeptrack \(command.name)"), command.name)
@@ -51,5 +52,39 @@ final class CommandLineTests: XCTestCase {
         // Before/after with real AAC: both enabled measures the coherent sum, +6.02 dB over the fixed file.
         XCTAssertTrue(result.out.contains("+6.02") && result.out.contains("ECHO RISK"), result.out)
         XCTAssertFalse(result.error.contains("[aac @"), "libavcodec logs stay quiet: \(result.error)")
+    }
+
+    /// The slim `keeptrack` lists the media commands by name and summary; they must match the real specs.
+    func testMediaSummariesMatchTheMediaCommands() {
+        let media = MediaCommandLine.commands.filter { spec in !KeepTrackCommandLine.coreCommands.contains { $0.name == spec.name } }
+        XCTAssertEqual(media.map(\.name), KeepTrackCommandLine.mediaCommandSummaries.map(\.name))
+        XCTAssertEqual(media.map(\.summary), KeepTrackCommandLine.mediaCommandSummaries.map(\.summary))
+    }
+
+    func testDelegationChoosesMediaCommandsOnly() {
+        XCTAssertTrue(MediaDelegation.needsMedia(["levels", "a.mov"]))
+        XCTAssertTrue(MediaDelegation.needsMedia(["help", "reframe"]))
+        XCTAssertTrue(MediaDelegation.needsMedia(["compare", "a", "b", "--levels"]))
+        XCTAssertFalse(MediaDelegation.needsMedia(["compare", "a", "b"]))
+        XCTAssertFalse(MediaDelegation.needsMedia(["compare", "--", "--levels", "b"]))
+        XCTAssertFalse(MediaDelegation.needsMedia(["inspect", "levels"]))
+        XCTAssertFalse(MediaDelegation.needsMedia([]))
+    }
+
+    /// The real executables: `keeptrack` links no codec library and hands media commands to `keeptrack-media`.
+    func testSlimExecutableHandsMediaCommandsOver() throws {
+        let keeptrack = try RemuxProcessTests.binary()
+        let libraries = try XCTUnwrap(runTool("ldd", [keeptrack])).out
+        XCTAssertFalse(libraries.contains("libavcodec"), libraries)
+        XCTAssertFalse(libraries.contains("facedetection"), libraries)
+        let help = try XCTUnwrap(runTool(keeptrack, ["levels", "--help"]))
+        XCTAssertEqual(help.code, 0)
+        XCTAssertTrue(help.out.contains("Usage: keeptrack levels"), help.out)
+        let overview = try XCTUnwrap(runTool(keeptrack, ["help"]))
+        for (name, _) in KeepTrackCommandLine.mediaCommandSummaries { XCTAssertTrue(overview.out.contains("  \(name) "), name) }
+        let folder = TemporaryFolder()
+        let sample = try writeVariant("iphone", in: folder)
+        let levels = try XCTUnwrap(runTool(keeptrack, ["levels", "--json", sample]))
+        XCTAssertEqual(levels.code, 65, "synthetic payloads are not decodable AAC: the media binary must report it as malformed")
     }
 }

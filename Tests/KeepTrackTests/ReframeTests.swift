@@ -4,6 +4,7 @@ import XCTest
 import KeepTrackCodec
 import KeepTrackFixtures
 @testable import KeepTrackCLI
+@testable import KeepTrackMediaCLI
 import KeepTrackReframe
 import KeepTrackFaces
 @testable import KeepTrackReframer

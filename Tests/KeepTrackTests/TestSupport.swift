@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 import KeepTrackCLI
+import KeepTrackMediaCLI
 import KeepTrackFixtures
 
 /// Where the real recordings live: `../shared/fixtures` beside the checkout (never copied into the repo).
@@ -34,10 +35,10 @@ final class TemporaryFolder {
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
-/// Runs the command line in-process and captures what it prints.
+/// Runs the command line in-process (the full table: container and media commands) and captures what it prints.
 func runCLI(_ arguments: [String]) -> (code: Int32, out: String, error: String) {
     let (console, read) = Console.capturing()
-    let code = KeepTrackCommandLine.run(arguments, console: console)
+    let code = MediaCommandLine.run(arguments, console: console)
     let output = read()
     return (code, output.out, output.error)
 }
@@ -60,7 +61,7 @@ func runToolStandardError(_ name: String, _ arguments: [String]) -> String? {
 }
 
 private func launchTool(_ name: String, _ arguments: [String], standardError: Bool = false) -> (code: Int32, out: Data)? {
-    let candidates = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"]
+    let candidates = name.hasPrefix("/") ? [name] : ["/usr/bin/\(name)", "/usr/local/bin/\(name)"]
     guard let path = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else { return nil }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)

@@ -1,9 +1,8 @@
 import KeepTrack
-import KeepTrackCodec
 
 /// `keeptrack compare A B [--json]`: tracks side by side, the check that a rewrite lost nothing.
-enum CompareCommand {
-    static let spec = CommandSpec(
+public enum CompareCommand {
+    public static let spec = CommandSpec(
         name: "compare",
         summary: "Compare two movies track by track: samples (SHA-256), enabled flags, groups, references, boxes.",
         arguments: "A B [A2 B2 ...]",
@@ -11,7 +10,7 @@ enum CompareCommand {
         options: [
             .flag("json", "Print JSON (keys documented in the README)."),
             .flag("levels", "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
-        ] + LevelsCommand.pairOptions(modeFlag: "--levels"),
+        ] + pairOptions(modeFlag: "--levels"),
         discussion: """
         Tracks are matched by id. For each: format, enabled, alternate group, references, sample count, bytes,
         SHA-256 of the sample data in decode order, and the boxes of the trak whose bytes differ (the layout
@@ -24,7 +23,11 @@ enum CompareCommand {
         than A. Exit 1 when a pair differs by more than the tolerance or has echo risk.
         """
     ) { invocation, console in
-        if invocation.flag("levels") { return try LevelsCommand.compare(invocation, console) }
+        if invocation.flag("levels") {
+            // Only reached in-process without the media commands: the keeptrack executable hands
+            // `compare --levels` to keeptrack-media, which decodes audio.
+            throw KeepTrackError.unsupported("compare --levels needs the media commands (keeptrack-media)")
+        }
         guard invocation.value("list") == nil, invocation.value("tolerance") == nil else {
             throw KeepTrackCLIError.usage("--list and --tolerance go with --levels")
         }
@@ -36,5 +39,23 @@ enum CompareCommand {
         let comparison = try MovieComparison(Movie.open(path: pathA), Movie.open(path: pathB), nameA: pathA, nameB: pathB)
         console.print(invocation.flag("json") ? comparison.json.rendered() : comparison.text)
         return comparison.isIdentical ? ExitCode.ok : ExitCode.findings
+    }
+}
+
+extension CompareCommand {
+    /// Options of the pairwise levels comparison, shared by `levels --compare` and `compare --levels`.
+    public static func pairOptions(modeFlag: String) -> [OptionSpec] {
+        [
+            .value("list", "FILE", "With \(modeFlag): read pairs from FILE, one 'A<TAB>B' per line."),
+            .value("tolerance", "DB", "With \(modeFlag): the difference still counted as the same (default 0.1)."),
+        ]
+    }
+
+    /// `compare` with `--levels` answered by `levels`: the media command line swaps this in.
+    public static func spec(levels: @escaping @Sendable (Invocation, Console) throws -> Int32) -> CommandSpec {
+        CommandSpec(name: spec.name, summary: spec.summary, arguments: spec.arguments, minimumPositionals: spec.minimumPositionals,
+                    maximumPositionals: spec.maximumPositionals, options: spec.options, discussion: spec.discussion) { invocation, console in
+            try invocation.flag("levels") ? levels(invocation, console) : spec.run(invocation, console)
+        }
     }
 }

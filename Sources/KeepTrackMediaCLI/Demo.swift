@@ -1,5 +1,6 @@
 import Foundation
 import KeepTrack
+import KeepTrackCLI
 import KeepTrackCodec
 import KeepTrackFixtures
 
@@ -41,7 +42,7 @@ enum Demo {
         FileManager.default.changeCurrentDirectoryPath(folder.path)
         defer { FileManager.default.changeCurrentDirectoryPath(previous) }
         let (captured, read) = Console.capturing()
-        let code = KeepTrackCommandLine.run(relative, console: captured)
+        let code = MediaCommandLine.run(relative, console: captured)
         let output = read()
         let text = output.out + output.error
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {

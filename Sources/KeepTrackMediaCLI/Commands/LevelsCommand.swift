@@ -1,4 +1,5 @@
 import KeepTrack
+import KeepTrackCLI
 import KeepTrackCodec
 
 /// `keeptrack levels FILE... [--json]` and `keeptrack levels --compare A B [A2 B2 ...]`.
@@ -11,7 +12,7 @@ enum LevelsCommand {
         options: [
             .flag("json", "Print JSON (keys documented in the README)."),
             .flag("compare", "Treat the files as pairs A B [A2 B2 ...]: compare the enabled-audio RMS of each pair."),
-        ] + pairOptions(modeFlag: "--compare"),
+        ] + CompareCommand.pairOptions(modeFlag: "--compare"),
         discussion: """
         Decodes keeptrack's own demuxed samples with FFmpeg's libavcodec (AAC, ALAC, LPCM, AC-3, E-AC-3, ...),
         honouring the edit list and encoder priming, so the levels cover exactly the presented range.
@@ -46,14 +47,6 @@ enum LevelsCommand {
             console.print(invocation.positionals.count == 1 && documents.count == 1 ? documents[0].rendered() : JSONValue.array(documents).rendered())
         }
         return worst
-    }
-
-    /// Options of the pairwise levels comparison, shared by `levels --compare` and `compare --levels`.
-    static func pairOptions(modeFlag: String) -> [OptionSpec] {
-        [
-            .value("list", "FILE", "With \(modeFlag): read pairs from FILE, one 'A<TAB>B' per line."),
-            .value("tolerance", "DB", "With \(modeFlag): the difference still counted as the same (default 0.1)."),
-        ]
     }
 
     static func compare(_ invocation: Invocation, _ console: Console) throws -> Int32 {

@@ -1,5 +1,6 @@
 import Foundation
 import KeepTrack
+import KeepTrackCLI
 
 /// `keeptrack demo`: a guided tour on an embedded synthetic iPhone-layout sample.
 enum DemoCommand {

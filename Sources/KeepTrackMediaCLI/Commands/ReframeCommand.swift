@@ -1,5 +1,6 @@
 import Foundation
 import KeepTrack
+import KeepTrackCLI
 import KeepTrackCodec
 import KeepTrackReframer
 

@@ -1,0 +1,6 @@
+import Foundation
+import KeepTrackMediaCLI
+
+// The media half of keeptrack (levels, reframe, demo, compare --levels). Users run `keeptrack`,
+// which hands these commands over; running this directly works the same.
+exit(MediaCommandLine.run(Array(CommandLine.arguments.dropFirst())))
