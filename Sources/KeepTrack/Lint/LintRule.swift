@@ -23,12 +23,14 @@ public struct LintRule: Sendable, Equatable {
         explanation: "A track reference (tref) names a track id that does not exist in the movie.")
     public static let mixedKinds = LintRule(id: "group-mixed-kinds", severity: .warning,
         explanation: "Tracks of different media kinds (audio, video, ...) share an alternate group: only one of them can play at a time.")
+    public static let missingSampleDescription = LintRule(id: "missing-sample-description", severity: .error,
+        explanation: "A track with samples has no sample description (stsd is empty): no player can decode it. ffmpeg writes this when it copies a codec it does not know, such as Apple's mebx metadata.")
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
-                                         danglingReference, mixedKinds, malformed]
+                                         danglingReference, mixedKinds, missingSampleDescription, malformed]
 }
 
 /// One problem found in one movie.

@@ -31,6 +31,10 @@ public enum Linter {
                     message: "spatial track \(track.id) is enabled, its fallback \(list(fallbacks.map(\.id))) is disabled"))
             }
         }
+        for track in movie.tracks where track.sampleEntries.isEmpty && track.sampleTable.sampleCount > 0 {
+            findings.append(LintFinding(rule: .missingSampleDescription, trackIDs: [track.id],
+                message: "track \(track.id) (\(track.kind.rawValue)) has \(track.sampleTable.sampleCount) samples but no sample description"))
+        }
         for track in movie.tracks {
             for reference in track.references {
                 let missing = reference.trackIDs.filter { !ids.contains($0) }

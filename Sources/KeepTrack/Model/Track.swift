@@ -80,7 +80,9 @@ public struct Track: Sendable {
         sampleEntries = stbl.first("stsd")?.children ?? []
         sampleTable = try SampleTable(stbl: stbl, path: path + "/mdia/minf/stbl")
         let triples = sampleTable.sampleToChunk
-        for run in stride(from: 0, to: triples.count - 2, by: 3) where Int(triples[run + 2]) > sampleEntries.count {
+        // An empty stsd is what ffmpeg writes for codecs it does not know (Apple's mebx tracks): the
+        // track cannot be decoded, but the file is readable; `lint` reports it (missing-sample-description).
+        for run in stride(from: 0, to: triples.count - 2, by: 3) where !sampleEntries.isEmpty && Int(triples[run + 2]) > sampleEntries.count {
             throw KeepTrackError.malformed(path: path + "/mdia/minf/stbl/stsc", offset: sampleTable.boxOffsets["stsc"] ?? stbl.offset,
                 reason: "entry \(run / 3 + 1) names sample description \(triples[run + 2]), stsd has \(sampleEntries.count)")
         }
