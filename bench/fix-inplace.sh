@@ -26,4 +26,4 @@ python3 bench/measure.py --runs 20 --title "fix --in-place (one 3-byte patch + f
     --cmd "start-up only" "$KT --help"
 echo
 echo "\"plan only\" (fix without OUT or --in-place) opens the file and prints the plan without writing; \"start-up only\""
-echo "is \`keeptrack --help\`: what the process costs before it reads anything (it links the FFmpeg libraries used by \`levels\`)."
+echo "is \`keeptrack --help\`: what the process costs before it reads anything (the slim executable: no codec library is loaded)."

@@ -34,5 +34,5 @@ python3 bench/measure.py --runs 20 --title "process start-up (programs that do n
     --cmd "empty C" "$work/empty"
 echo
 echo "The empty program linked with $libraries($(ldd "$work/empty-codecs" | wc -l) shared objects with their dependencies)"
-echo "starts as slowly as keeptrack: loading the codec libraries is nearly all of keeptrack's fixed cost, paid by"
-echo "every command although only \`levels\` uses them."
+echo "takes 20+ ms just to start: that is why \`keeptrack\` links no codec library and hands the media commands"
+echo "(levels, reframe, demo, compare --levels) to \`keeptrack-media\`."
