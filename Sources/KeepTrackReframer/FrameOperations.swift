@@ -29,17 +29,20 @@ enum FrameOperations {
                        rotation: Int, into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int) {
         let outWidth = rotation % 180 == 0 ? width : height
         let outHeight = rotation % 180 == 0 ? height : width
+        /// The source pixel shown at (outX, outY) of the rotated picture.
+        func sourcePoint(_ outX: Int, _ outY: Int) -> (Int, Int) {
+            switch rotation {
+            case 90: (outY, height - 1 - outX)
+            case 180: (width - 1 - outX, height - 1 - outY)
+            case 270: (width - 1 - outY, outX)
+            default: (outX, outY)
+            }
+        }
         func copy<Pixel>(_ type: Pixel.Type) {
             for outY in 0..<outHeight {
                 let row = UnsafeMutableRawPointer(destination + outY * destinationStride).assumingMemoryBound(to: Pixel.self)
                 for outX in 0..<outWidth {
-                    let (x, y): (Int, Int)
-                    switch rotation {
-                    case 90: (x, y) = (outY, height - 1 - outX)
-                    case 180: (x, y) = (width - 1 - outX, height - 1 - outY)
-                    case 270: (x, y) = (width - 1 - outY, outX)
-                    default: (x, y) = (outX, outY)
-                    }
+                    let (x, y) = sourcePoint(outX, outY)
                     row[outX] = UnsafeRawPointer(source + y * sourceStride).assumingMemoryBound(to: Pixel.self)[x]
                 }
             }
@@ -50,13 +53,7 @@ enum FrameOperations {
         default:
             for outY in 0..<outHeight {
                 for outX in 0..<outWidth {
-                    let (x, y): (Int, Int)
-                    switch rotation {
-                    case 90: (x, y) = (outY, height - 1 - outX)
-                    case 180: (x, y) = (width - 1 - outX, height - 1 - outY)
-                    case 270: (x, y) = (width - 1 - outY, outX)
-                    default: (x, y) = (outX, outY)
-                    }
+                    let (x, y) = sourcePoint(outX, outY)
                     (destination + outY * destinationStride + outX * bytesPerPixel)
                         .update(from: source + y * sourceStride + x * bytesPerPixel, count: bytesPerPixel)
                 }
