@@ -21,6 +21,8 @@ public struct DecoderConfiguration: @unchecked Sendable {
     /// Skip the in-loop deblocking/SAO filters and allow non-conforming speedups: pictures good enough
     /// to analyse (faces, histograms), not to show or re-encode.
     public var fastAnalysis = false
+    /// Skip frames no other frame references (most B-frames): the decoder outputs only the rest.
+    public var skipUnreferencedFrames = false
 
     public init(codecID: AVCodecID, codecName: String) {
         self.codecID = codecID
@@ -176,6 +178,7 @@ public struct DecoderConfiguration: @unchecked Sendable {
             context.pointee.skip_loop_filter = AVDISCARD_ALL
             context.pointee.flags2 |= Int32(AV_CODEC_FLAG2_FAST)
         }
+        if skipUnreferencedFrames { context.pointee.skip_frame = AVDISCARD_NONREF }
         if threadCount != 1 {
             context.pointee.thread_count = Int32(threadCount)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE

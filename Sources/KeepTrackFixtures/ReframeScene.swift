@@ -106,7 +106,8 @@ public struct ReframeScene: Sendable {
 
     /// Arguments for `ffmpeg` writing the clip as a QuickTime movie with two AAC tracks in one alternate
     /// group: stereo (enabled) and 4-channel (disabled), standing in for an iPhone's stereo and spatial audio.
-    public func ffmpegArguments(photo: String, output: String, codec: VideoCodec = .h264) -> [String] {
+    /// `x264Parameters` (H.264 only) shapes the frame types, e.g. to put a cut on a B-frame.
+    public func ffmpegArguments(photo: String, output: String, codec: VideoCodec = .h264, x264Parameters: String? = nil) -> [String] {
         let crop = Self.photoCrop, size = Self.photoSize
         var graph = "[0:v]crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(size.width):\(size.height),format=yuva420p,split=\(segments.count)"
         graph += segments.indices.map { "[photo\($0)]" }.joined() + ";"
@@ -127,6 +128,7 @@ public struct ReframeScene: Sendable {
         case .h264:
             arguments += ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
                           "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"]
+            if let x264Parameters { arguments += ["-x264-params", x264Parameters] }
         case .hevcHLG:
             arguments += ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "22", "-pix_fmt", "yuv420p10le",
                           "-x265-params", "log-level=error", "-tag:v", "hvc1",

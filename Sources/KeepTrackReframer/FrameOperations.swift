@@ -90,9 +90,35 @@ enum FrameOperations {
         return bins.map { Double($0) / Double(max(count, 1)) }
     }
 
-    /// Half the L1 distance of two normalised histograms: 0 identical, 1 disjoint.
-    static func difference(_ a: [Double], _ b: [Double]) -> Double {
-        zip(a, b).reduce(0) { $0 + abs($1.0 - $1.1) } / 2
+    /// The luma plane as a 64×36 grid of block means (8-bit scale, every 2nd sample of every 2nd row),
+    /// to tell whether anything moved between two frames: noise averages out, a moving face does not.
+    static func thumbnail(_ frame: UnsafePointer<AVFrame>, bitDepth: Int) -> [UInt8] {
+        let columns = 64, rows = 36
+        let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        let stride = Int(frame.pointee.linesize.0)
+        guard let plane = frame.pointee.data.0, width >= columns * 2, height >= rows * 2 else { return [] }
+        var grid = [UInt8](repeating: 0, count: columns * rows)
+        let blockWidth = width / columns, blockHeight = height / rows
+        for row in 0..<rows {
+            for column in 0..<columns {
+                var sum = 0, count = 0
+                for y in Swift.stride(from: row * blockHeight, to: (row + 1) * blockHeight, by: 2) {
+                    let line = plane + y * stride
+                    for x in Swift.stride(from: column * blockWidth, to: (column + 1) * blockWidth, by: 2) {
+                        sum += bitDepth > 8 ? Int(UnsafeRawPointer(line).assumingMemoryBound(to: UInt16.self)[x]) >> (bitDepth - 8) : Int(line[x])
+                        count += 1
+                    }
+                }
+                grid[row * columns + column] = UInt8(min(255, sum / max(count, 1)))
+            }
+        }
+        return grid
+    }
+
+    /// The largest difference between two thumbnails' blocks (255 when they cannot be compared).
+    static func largestChange(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        guard a.count == b.count, !a.isEmpty else { return 255 }
+        return zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
     }
 }
 

@@ -20,6 +20,8 @@ public struct ReframeOptions: Sendable {
     public var detectionsPerSecond = 3.0
     /// Longest side of the pictures the face detector sees.
     public var detectionSize = 480
+    /// Analyse only the frames other frames reference (the encoding pass settles cuts between them).
+    public var analyseReferencedFramesOnly = true
     public var settings = CameraPathPlanner.Settings()
     public init() {}
 }
@@ -52,6 +54,8 @@ public struct ReframeSummary: Sendable {
     public var statistics: PathStatistics?
     public var coverage: SubjectCoverage?
     public var analysedFrames = 0
+    /// Frames the analysis decoded (only the referenced ones, unless the timeline did not allow it).
+    public var decodedForAnalysis = 0
     public var framesWithFaces = 0
     public var keptTracks: [UInt32] = []
     public var droppedTracks: [(id: UInt32, reason: String)] = []
@@ -76,7 +80,7 @@ public struct ReframeSummary: Sendable {
         }
         if let path, let statistics, let coverage {
             fields.append(("subject", .object([
-                ("analysedFrames", .int(Int64(analysedFrames))), ("framesWithFaces", .int(Int64(framesWithFaces))),
+                ("analysedFrames", .int(Int64(analysedFrames))), ("decodedForAnalysis", .int(Int64(decodedForAnalysis))), ("framesWithFaces", .int(Int64(framesWithFaces))),
                 ("framesInsideCrop", .int(Int64(coverage.framesInside))), ("framesPossible", .int(Int64(coverage.possibleFrames))),
                 ("coverage", .double((coverage.fraction * 10000).rounded() / 10000)),
             ])))
@@ -159,6 +163,65 @@ final class BackgroundDetections: @unchecked Sendable {
     }
 }
 
+/// Decodes the video and crops every frame at the planned position, handing the frames to the encoder.
+/// Where the analysis found a cut between two frames it analysed, the frames it skipped are looked at here
+/// and the cut moved back to the first one that belongs to the new shot.
+final class CropProducer: @unchecked Sendable {
+    let movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff
+    let timeline: PresentationTimeline?
+    let uncertainCuts: [UncertainCut]
+    /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
+    private(set) var movedCuts: [(planned: Int, actual: Int)] = []
+    /// Signalled when the thread has stopped touching the decoder and the cropper.
+    let done = DispatchSemaphore(value: 0)
+
+    init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
+         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut]) {
+        self.movie = movie
+        self.video = video
+        self.path = path
+        self.cropper = cropper
+        self.handoff = handoff
+        self.timeline = timeline
+        self.uncertainCuts = uncertainCuts
+    }
+
+    struct Stopped: Error {}
+
+    func run() {
+        var frameIndex = 0
+        var pendingCuts = uncertainCuts[...]
+        let bitDepth = cropper.bytesPerSample == 2 ? 10 : 8
+        func handle(_ frame: UnsafePointer<AVFrame>, _ time: Int64) throws {
+            guard frameIndex < path.offsets.count else {
+                throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(path.offsets.count))")
+            }
+            if let timeline, timeline.times[frameIndex] != time {
+                throw KeepTrackError.io("frame \(frameIndex + 1) decoded at time \(time), the sample table says \(timeline.times[frameIndex])")
+            }
+            var rect = path.rect(frame: frameIndex)
+            while let cut = pendingCuts.first, cut.firstAfter <= frameIndex { pendingCuts.removeFirst() }
+            if let cut = pendingCuts.first, cut.skipped.contains(frameIndex) {
+                if movedCuts.last?.planned == cut.firstAfter
+                    || cut.belongsToNewShot(FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)) {
+                    if movedCuts.last?.planned != cut.firstAfter { movedCuts.append((cut.firstAfter, frameIndex)) }
+                    rect = path.rect(frame: cut.firstAfter)
+                }
+            }
+            let prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
+            guard handoff.put(prepared) else { throw Stopped() }
+            frameIndex += 1
+        }
+        do {
+            try Reframer.decode(movie, video, body: handle)
+            handoff.finish(error: nil)
+        } catch {
+            handoff.finish(error: error is Stopped ? nil : error)
+        }
+        done.signal()
+    }
+}
+
 /// Reframes a movie: finds the person, plans a camera path, crops and re-encodes the video, and passes
 /// every other track (audio above all) through byte for byte.
 public enum Reframer {
@@ -207,20 +270,43 @@ public enum Reframer {
     // MARK: - Passes
 
     struct Analysis {
+        /// Presentation time (seconds) of every frame, analysed or not.
         var frameTimes: [Double] = []
+        /// Presentation indices of the frames the analysis decoded, and each one's picture difference
+        /// from the analysed frame before it.
+        var analysedFrames: [Int] = []
         var differences: [Double] = []
+        /// Histograms on both sides of every large difference (a possible cut), by position in `analysedFrames`.
+        var cutHistograms: [Int: (before: [Double], after: [Double])] = [:]
+        /// Set when only referenced frames were decoded: the times of all of them.
+        var timeline: PresentationTimeline?
         var samples: [DetectionSample] = []
         var pixelFormat: Int32 = -1
         var colour: VideoEncoder.Colour?
         /// Seconds spent scaling frames for and running the face detector (part of the analysis time).
         var detectionSeconds = 0.0
+
+        /// Shot cuts, as presentation indices, and those that fell between two analysed frames.
+        func cuts(detector: ShotDetector = ShotDetector()) -> (cuts: [Int], uncertain: [UncertainCut]) {
+            let found = detector.cuts(differences: differences)
+            let uncertain = found.compactMap { position -> UncertainCut? in
+                let before = analysedFrames[position - 1], after = analysedFrames[position]
+                guard after - before > 1, let histograms = cutHistograms[position] else { return nil }
+                return UncertainCut(lastBefore: before, firstAfter: after, before: histograms.before, after: histograms.after)
+            }
+            return (found.map { analysedFrames[$0] }, uncertain)
+        }
     }
 
-    static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false,
+    /// A decoded frame whose time the sample table does not have: analyse every frame instead.
+    struct TimelineMismatch: Error {}
+
+    static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false, skipUnreferenced: Bool = false,
                        body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
         var configuration = try DecoderConfiguration.make(for: video)
         configuration.threadCount = 0
         configuration.fastAnalysis = fastAnalysis
+        configuration.skipUnreferencedFrames = skipUnreferenced
         let decoder = try CodecDecoder(configuration)
         var reader = TrackPacketReader(track: video, source: movie.source)
         var produced: Int64 = 0
@@ -235,9 +321,27 @@ public enum Reframer {
         try decoder.finish(body: handle)
     }
 
+    /// Every frame's presentation time from the sample table, when they are all distinct.
+    static func timeline(of video: Track) -> PresentationTimeline? {
+        PresentationTimeline(presentationTimes: video.sampleTable.samples.map { Int64($0.decodeTime) + $0.compositionOffset })
+    }
+
     static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
                         progress: (Int, Double) -> Void) throws -> Analysis {
+        // Decode only the frames other frames reference (about half, with B-frames): enough to find faces a
+        // few times a second and cuts to within a frame or two, which the encoding pass then settles.
+        if options.analyseReferencedFramesOnly, let timeline = timeline(of: video) {
+            do {
+                return try analyse(movie, video, orientation: orientation, options: options, timeline: timeline, progress: progress)
+            } catch is TimelineMismatch {}
+        }
+        return try analyse(movie, video, orientation: orientation, options: options, timeline: nil, progress: progress)
+    }
+
+    static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
+                        timeline: PresentationTimeline?, progress: (Int, Double) -> Void) throws -> Analysis {
         var analysis = Analysis()
+        analysis.timeline = timeline
         let timescale = Double(max(video.mediaHeader.timescale, 1))
         let frameRate = video.video?.frameRate ?? 30
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
@@ -245,9 +349,20 @@ public enum Reframer {
         var previousHistogram: [Double]?
         let detections = BackgroundDetections(detector: FaceDetector(threads: 1))
         let started = Date()
-        var sinceDetection = every
-        try decode(movie, video, fastAnalysis: true) { frame, time in
-            let index = analysis.frameTimes.count
+        var lastDetected = -every
+        var lastThumbnail: [UInt8] = []
+        let stillInterval = max(every, Int(frameRate.rounded()))
+        var decodedFrames = 0
+        try decode(movie, video, fastAnalysis: true, skipUnreferenced: timeline != nil) { frame, time in
+            let index: Int
+            if let timeline {
+                guard let found = timeline.index(of: time), found > (analysis.analysedFrames.last ?? -1) else { throw TimelineMismatch() }
+                index = found
+            } else {
+                index = decodedFrames
+                analysis.frameTimes.append(Double(time) / timescale)
+            }
+            decodedFrames += 1
             if scaler == nil {
                 analysis.pixelFormat = frame.pointee.format
                 guard FrameOperations.bytesPerSample(frame.pointee.format) != nil else {
@@ -260,26 +375,40 @@ public enum Reframer {
                   Int(frame.pointee.height) == orientation.storedHeight else {
                 throw KeepTrackError.unsupported("the video changes size or pixel format at frame \(index + 1); reframe needs one format throughout")
             }
-            analysis.frameTimes.append(Double(time) / timescale)
-            let histogram = FrameOperations.lumaHistogram(frame, bitDepth: analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8)
-            let difference = previousHistogram.map { FrameOperations.difference($0, histogram) } ?? 0
+            let bitDepth = analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8
+            let histogram = FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)
+            let difference = previousHistogram.map { UncertainCut.distance($0, histogram) } ?? 0
+            if let previousHistogram, difference >= ShotDetector().minimumDifference {
+                analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
+            }
             previousHistogram = histogram
+            analysis.analysedFrames.append(index)
             analysis.differences.append(difference)
             // Detect on a fixed rhythm, and at once on a frame that looks like a new shot. The detector runs
             // on its own thread (one OpenMP thread) while decoding goes on.
             // While nobody is in the picture, look three times as often, to find a returning person sooner;
             // while the face holds still, half as often again (most of a talking-head clip).
-            sinceDetection += 1
+            // And while the picture has not changed at all since the last detection (nothing moved more than
+            // noise), once a second: the detector would only find the same faces again.
             let state = detections.recent
-            let interval = state.foundNothing ? max(1, every / 3) : state.steady ? every * 3 / 2 : every
-            if sinceDetection >= interval || difference > 0.3, let scaler {
-                sinceDetection = 0
+            var interval = state.foundNothing ? max(1, every / 3) : state.steady ? every * 3 / 2 : every
+            let due = index - lastDetected >= interval
+            var thumbnail: [UInt8]?
+            if due, !lastThumbnail.isEmpty, index - lastDetected < stillInterval {
+                let current = FrameOperations.thumbnail(frame, bitDepth: bitDepth)
+                if FrameOperations.largestChange(current, lastThumbnail) < 4 { interval = stillInterval }
+                thumbnail = current
+            }
+            if index - lastDetected >= interval || difference > 0.3, let scaler {
+                lastDetected = index
+                lastThumbnail = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
                 detections.submit(frameIndex: index, bgr: scaler.bgr(frame), width: scaler.displayWidth,
                                   height: scaler.displayHeight, scale: scaler.scale)
             }
-            if index % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
+            if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }
         let finished = try detections.finish()
+        if let timeline { analysis.frameTimes = timeline.times.map { Double($0) / timescale } }
         analysis.samples = finished.samples
         analysis.detectionSeconds = finished.seconds
         return analysis
@@ -314,12 +443,12 @@ public enum Reframer {
         guard !analysis.frameTimes.isEmpty else { throw KeepTrackError.unsupported("the video track decoded to no frames") }
 
         // 2. Plan the camera path.
-        let cuts = ShotDetector().cuts(differences: analysis.differences)
+        let (cuts, uncertainCuts) = analysis.cuts()
         let crop = CameraPathPlanner.cropSize(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                               aspectWidth: options.aspect.width, aspectHeight: options.aspect.height)
         let planner = CameraPathPlanner(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                         cropWidth: crop.width, cropHeight: crop.height, settings: options.settings)
-        let path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
+        var path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
 
         // 3. Encode settings: HDR stays HDR (HEVC Main10 with its transfer), SDR becomes 8-bit.
         let isHDR = analysis.colour?.isHDR ?? false
@@ -360,24 +489,34 @@ public enum Reframer {
             encoded.append(EncodedVideoSample(size: UInt32(sample.count), decodeTime: packet.decodeTime,
                                               presentationTime: packet.presentationTime, isSync: packet.isKey))
         }
+        // Decoding and cropping run on their own thread, a few frames ahead of the encoder.
+        let handoff = FrameHandoff(capacity: 8)
+        let producer = CropProducer(movie: movie, video: video, path: path, cropper: cropper, handoff: handoff,
+                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts)
+        let thread = Thread { producer.run() }
+        thread.stackSize = 8 << 20
+        thread.start()
         var frameIndex = 0
-        try decode(movie, video) { frame, time in
-            guard frameIndex < path.offsets.count else {
-                throw KeepTrackError.io("the second decoding produced more frames than the first (\(path.offsets.count))")
+        do {
+            while let prepared = try handoff.take() {
+                defer { var owned: UnsafeMutablePointer<AVFrame>? = prepared; av_frame_free(&owned) }
+                try encoder.encode(prepared, body: collect)
+                frameIndex += 1
+                if frameIndex % 5 == 0 {
+                    progress(ReframeProgress(phase: .encoding, frames: frameIndex, totalFrames: path.offsets.count,
+                                             seconds: Date().timeIntervalSince(encodeStarted)))
+                }
             }
-            let rect = path.rect(frame: frameIndex)
-            let prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
-            defer { var owned: UnsafeMutablePointer<AVFrame>? = prepared; av_frame_free(&owned) }
-            try encoder.encode(prepared, body: collect)
-            frameIndex += 1
-            if frameIndex % 5 == 0 {
-                progress(ReframeProgress(phase: .encoding, frames: frameIndex, totalFrames: path.offsets.count,
-                                         seconds: Date().timeIntervalSince(encodeStarted)))
-            }
+            producer.done.wait()
+        } catch {
+            handoff.cancel()
+            producer.done.wait()
+            throw error
         }
         try encoder.encode(nil, body: collect)
+        for (planned, actual) in producer.movedCuts { path.moveCut(from: planned, to: actual) }
         guard frameIndex == path.offsets.count else {
-            throw KeepTrackError.io("the second decoding produced \(frameIndex) frames, the first \(path.offsets.count)")
+            throw KeepTrackError.io("the encoding pass produced \(frameIndex) frames, the analysis \(path.offsets.count)")
         }
         let encodedAt = Date()
 
@@ -417,6 +556,7 @@ public enum Reframer {
         summary.statistics = PathStatistics(path: path, frameTimes: analysis.frameTimes)
         summary.coverage = SubjectCoverage(path: path, faces: path.subjectFaces)
         summary.analysedFrames = analysis.samples.count
+        summary.decodedForAnalysis = analysis.analysedFrames.count
         summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count
         summary.keptTracks = writer.tracks.compactMap { try? TrackHeaderBox(box: $0.trak.first("tkhd")!).trackID }
         summary.droppedTracks = tracks.dropped.map { ($0.track.id, $0.reason) }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import KeepTrackReframer
+import KeepTrackReframe
 
 final class FrameOperationsTests: XCTestCase {
     /// A stored 4x2 picture with distinct pixels; for every rotation, cropping the stored rectangle that
@@ -37,7 +38,7 @@ final class FrameOperationsTests: XCTestCase {
     }
 
     func testHistogramDifferenceIsZeroForSameAndOneForDisjoint() {
-        XCTAssertEqual(FrameOperations.difference([0.5, 0.5, 0], [0.5, 0.5, 0]), 0)
-        XCTAssertEqual(FrameOperations.difference([1, 0], [0, 1]), 1)
+        XCTAssertEqual(UncertainCut.distance([0.5, 0.5, 0], [0.5, 0.5, 0]), 0)
+        XCTAssertEqual(UncertainCut.distance([1, 0], [0, 1]), 1)
     }
 }

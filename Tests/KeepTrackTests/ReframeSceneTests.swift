@@ -5,10 +5,11 @@ import KeepTrackFixtures
 import KeepTrackReframe
 
 /// Writes a ReframeScene clip with ffmpeg (skips when ffmpeg or the test photograph is missing).
-func writeScene(_ scene: ReframeScene, in folder: TemporaryFolder, codec: ReframeScene.VideoCodec = .h264) throws -> String {
+func writeScene(_ scene: ReframeScene, in folder: TemporaryFolder, codec: ReframeScene.VideoCodec = .h264,
+                x264Parameters: String? = nil) throws -> String {
     let photo = try TestPhotographs.require(TestPhotographs.astronaut)
     let output = folder.path("\(scene.name).mov")
-    guard let result = runTool("ffmpeg", scene.ffmpegArguments(photo: photo, output: output, codec: codec)) else {
+    guard let result = runTool("ffmpeg", scene.ffmpegArguments(photo: photo, output: output, codec: codec, x264Parameters: x264Parameters)) else {
         throw XCTSkip("ffmpeg is not installed")
     }
     XCTAssertEqual(result.code, 0, "ffmpeg failed for scene \(scene.name)")

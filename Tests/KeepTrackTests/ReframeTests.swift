@@ -102,6 +102,9 @@ final class ReframeTests: XCTestCase {
             switch scene.name {
             case "still":
                 XCTAssertEqual(statistics.movingFrames, 0, "the crop must not move at all")
+                XCTAssertLessThanOrEqual(summary.analysedFrames, 5, "an unchanging picture is looked at once a second")
+            case "drift", "fast":
+                XCTAssertGreaterThanOrEqual(summary.analysedFrames, 8, "\(scene.name): a moving picture is looked at at least twice a second")
             case "cut":
                 XCTAssertEqual(path.shots.map(\.lowerBound), [0] + scene.cutFrames, "the cut is found where it is")
                 XCTAssertEqual(statistics.movingFrames, 0, "two still shots: the crop jumps once, at the cut")
@@ -119,6 +122,42 @@ final class ReframeTests: XCTestCase {
             XCTAssertEqual(durations[0], durations[1], accuracy: 1.0 / 30, scene.name)
             try assertAudioPassedThrough(source: source, output: output)
             if scene.name == "cut" { try assertCompareShowsAudioIdentical(source, output) }
+        }
+    }
+
+    /// The analysis decodes only referenced frames; a cut that lands on a skipped B-frame is still placed on
+    /// that very frame (the encoding pass looks at the skipped frames), and the output shows it there.
+    func testCutOnASkippedFrameIsPlacedExactly() throws {
+        let folder = TemporaryFolder()
+        let blue = ("0x203050", "0x4060a0"), green = ("0x204020", "0x70a060")
+        let scene = ReframeScene(name: "cut-on-b", segments: [
+            ReframeScene.Segment(duration: 61.0 / 30, colours: blue, keyframes: [ReframeScene.Keyframe(0, x: 200)]),
+            ReframeScene.Segment(duration: 59.0 / 30, colours: green, keyframes: [ReframeScene.Keyframe(0, x: 1400)]),
+        ])
+        XCTAssertEqual(scene.cutFrames, [61])
+        // Fixed I B B B P pattern, B-frames never referenced, no extra I-frame at the cut: frame 61 is a B.
+        let source = try writeScene(scene, in: folder, x264Parameters: "bframes=3:b-adapt=0:b-pyramid=none:scenecut=0")
+        let types = try probe(source, "frame=pict_type")
+        XCTAssertEqual(types.count, 120)
+        XCTAssertEqual(types[56...64].joined(), "PBBBPBBBP", "the cut (frame 61) is the first of three B-frames the analysis skips")
+
+        let output = folder.path("cut-on-b-vertical.mov")
+        let summary = try Reframer.run(input: source, output: output, options: fastOptions)
+        XCTAssertEqual(summary.decodedForAnalysis, types.filter { $0 != "B" }.count, "only the I and P frames were decoded to analyse")
+        let path = try XCTUnwrap(summary.path)
+        XCTAssertEqual(path.shots.map(\.lowerBound), [0, 61])
+        XCTAssertEqual(Set(path.offsets[0..<61]).count, 1)
+        XCTAssertEqual(Set(path.offsets[61...]).count, 1)
+        XCTAssertNotEqual(path.offsets[60], path.offsets[61])
+        XCTAssertEqual(SubjectCoverage(path: path, faces: truth(scene)).fraction, 1)
+
+        // The output's frames 60 and 61 are the source cropped where the path says (PSNR against ffmpeg's crop).
+        for frame in [60, 61] {
+            let reference = folder.path("reference-\(frame).png"), ours = folder.path("ours-\(frame).png")
+            XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-vf", "select=eq(n\\,\(frame)),crop=608:1080:\(path.offsets[frame]):0",
+                                              "-frames:v", "1", reference])?.code, 0)
+            XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", output, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1", ours])?.code, 0)
+            XCTAssertGreaterThan(try psnrValue(ours, reference), 30, "frame \(frame)")
         }
     }
 
