@@ -74,45 +74,49 @@ enum FrameOperations {
     static func lumaHistogram(_ frame: UnsafePointer<AVFrame>, bitDepth: Int) -> [Double] {
         var bins = [Int](repeating: 0, count: 32)
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        guard let plane = frame.pointee.data.0, width > 0, height > 0 else { return bins.map(Double.init) }
         let stride = Int(frame.pointee.linesize.0)
-        guard let plane = frame.pointee.data.0 else { return bins.map(Double.init) }
-        var count = 0
-        for y in Swift.stride(from: 0, to: height, by: 4) {
-            let row = plane + y * stride
-            for x in Swift.stride(from: 0, to: width, by: 4) {
-                let value = bitDepth > 8
-                    ? Int(UnsafeRawPointer(row).assumingMemoryBound(to: UInt16.self)[x]) >> (bitDepth - 5)
-                    : Int(row[x]) >> 3
-                bins[min(value, 31)] += 1
-                count += 1
+        let shift = bitDepth > 8 ? bitDepth - 5 : 3
+        bins.withUnsafeMutableBufferPointer { bins in
+            for y in Swift.stride(from: 0, to: height, by: 4) {
+                let row = UnsafeRawPointer(plane + y * stride)
+                if bitDepth > 8 {
+                    let samples = row.assumingMemoryBound(to: UInt16.self)
+                    for x in Swift.stride(from: 0, to: width, by: 4) { bins[min(Int(samples[x]) >> shift, 31)] += 1 }
+                } else {
+                    let samples = row.assumingMemoryBound(to: UInt8.self)
+                    for x in Swift.stride(from: 0, to: width, by: 4) { bins[Int(samples[x]) >> shift] += 1 }
+                }
             }
         }
-        return bins.map { Double($0) / Double(max(count, 1)) }
+        let count = Double(max(1, bins.reduce(0, +)))
+        return bins.map { Double($0) / count }
     }
 
-    /// The luma plane as a 64×36 grid of block means (8-bit scale, every 2nd sample of every 2nd row),
+    /// The luma plane as a 64×36 grid of block means (8-bit scale, every 4th sample of every 4th row),
     /// to tell whether anything moved between two frames: noise averages out, a moving face does not.
     static func thumbnail(_ frame: UnsafePointer<AVFrame>, bitDepth: Int) -> [UInt8] {
         let columns = 64, rows = 36
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         let stride = Int(frame.pointee.linesize.0)
-        guard let plane = frame.pointee.data.0, width >= columns * 2, height >= rows * 2 else { return [] }
-        var grid = [UInt8](repeating: 0, count: columns * rows)
+        guard let plane = frame.pointee.data.0, width >= columns * 4, height >= rows * 4 else { return [] }
         let blockWidth = width / columns, blockHeight = height / rows
-        for row in 0..<rows {
-            for column in 0..<columns {
-                var sum = 0, count = 0
-                for y in Swift.stride(from: row * blockHeight, to: (row + 1) * blockHeight, by: 2) {
-                    let line = plane + y * stride
-                    for x in Swift.stride(from: column * blockWidth, to: (column + 1) * blockWidth, by: 2) {
-                        sum += bitDepth > 8 ? Int(UnsafeRawPointer(line).assumingMemoryBound(to: UInt16.self)[x]) >> (bitDepth - 8) : Int(line[x])
-                        count += 1
+        var sums = [Int](repeating: 0, count: columns * rows), counts = [Int](repeating: 0, count: columns * rows)
+        let shift = max(0, bitDepth - 8)
+        sums.withUnsafeMutableBufferPointer { sums in
+            counts.withUnsafeMutableBufferPointer { counts in
+                for y in Swift.stride(from: 0, to: blockHeight * rows, by: 4) {
+                    let row = UnsafeRawPointer(plane + y * stride), block = (y / blockHeight) * columns
+                    for x in Swift.stride(from: 0, to: blockWidth * columns, by: 4) {
+                        let value = bitDepth > 8 ? Int(row.load(fromByteOffset: x * 2, as: UInt16.self)) >> shift
+                                                 : Int(row.load(fromByteOffset: x, as: UInt8.self))
+                        sums[block + x / blockWidth] += value
+                        counts[block + x / blockWidth] += 1
                     }
                 }
-                grid[row * columns + column] = UInt8(min(255, sum / max(count, 1)))
             }
         }
-        return grid
+        return zip(sums, counts).map { UInt8(min(255, $0 / max($1, 1))) }
     }
 
     /// The largest difference between two thumbnails' blocks (255 when they cannot be compared).

@@ -104,11 +104,14 @@ public struct ReframeSummary: Sendable {
     }
 }
 
-/// Runs the face detector on a background thread, a bounded number of pictures ahead.
+/// Runs the face detector on a background thread, a bounded number of pictures ahead (32 small pictures,
+/// about 12 MB at 480×270). On one OpenMP thread while the decoder needs the other core; on two for
+/// what is left once decoding is over.
 final class BackgroundDetections: @unchecked Sendable {
     private let detector: FaceDetector
     private let queue = DispatchQueue(label: "keeptrack.face-detection")
-    private let slots = DispatchSemaphore(value: 6)
+    private let slots = DispatchSemaphore(value: 32)
+    private var decodingOver = false
     private let lock = NSLock()
     private var samples: [DetectionSample] = []
     private var failure: Error?
@@ -116,6 +119,9 @@ final class BackgroundDetections: @unchecked Sendable {
     private var foundNothing = false
 
     init(detector: FaceDetector) { self.detector = detector }
+
+    /// The decoder is done: the pictures still waiting may use every core.
+    func decodingFinished() { lock.withLock { decodingOver = true } }
 
     private var steady = false
     private var lastFace: FrameRect?
@@ -130,6 +136,8 @@ final class BackgroundDetections: @unchecked Sendable {
             defer { slots.signal() }
             let started = Date()
             do {
+                var detector = detector
+                if lock.withLock({ decodingOver }) { detector.threads = ProcessInfo.processInfo.activeProcessorCount }
                 let faces = try detector.detect(bgr: bgr, width: width, height: height).map {
                     FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
                 }
@@ -407,6 +415,7 @@ public enum Reframer {
             }
             if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }
+        detections.decodingFinished()
         let finished = try detections.finish()
         if let timeline { analysis.frameTimes = timeline.times.map { Double($0) / timescale } }
         analysis.samples = finished.samples
