@@ -4,13 +4,13 @@
 #
 # ffmpeg gets the same crop window keeptrack chose (read from its --json summary): fixed for the still
 # scene, a linear pan between the same first and last offsets for the drift scene, so both encoders see
-# comparable pictures. The difference is what following the person costs: a second decode of the source,
-# the histogram of every frame, and face detection 3 times a second (on its own thread).
+# comparable pictures. The difference is what following the person costs: the analysis pass (decoding the
+# referenced frames of the source, their histograms, face detection 1-3 times a second beside it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KT=.build/release/keeptrack
 PHOTO=.deps/testdata/astronaut.png
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 work=$(mktemp -d /tmp/keeptrack-bench-reframe.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

@@ -112,6 +112,7 @@ final class BackgroundDetections: @unchecked Sendable {
     private let queue = DispatchQueue(label: "keeptrack.face-detection")
     private let slots = DispatchSemaphore(value: 32)
     private var decodingOver = false
+    private var abandoned = false
     private let lock = NSLock()
     private var samples: [DetectionSample] = []
     private var failure: Error?
@@ -119,6 +120,9 @@ final class BackgroundDetections: @unchecked Sendable {
     private var foundNothing = false
 
     init(detector: FaceDetector) { self.detector = detector }
+
+    /// The analysis failed or starts over: pictures still waiting are not looked at.
+    func abandon() { lock.withLock { abandoned = true } }
 
     /// The decoder is done: the pictures still waiting may use every core.
     func decodingFinished() { lock.withLock { decodingOver = true } }
@@ -134,6 +138,7 @@ final class BackgroundDetections: @unchecked Sendable {
         slots.wait()
         queue.async { [self] in
             defer { slots.signal() }
+            if lock.withLock({ abandoned }) { return }
             let started = Date()
             do {
                 var detector = detector
@@ -196,16 +201,25 @@ final class CropProducer: @unchecked Sendable {
 
     struct Stopped: Error {}
 
+    /// Frames handed to the encoder; read after `done`.
+    private(set) var produced = 0
+
     func run() {
-        var frameIndex = 0
+        var nextIndex = 0
         var pendingCuts = uncertainCuts[...]
         let bitDepth = cropper.bytesPerSample == 2 ? 10 : 8
         func handle(_ frame: UnsafePointer<AVFrame>, _ time: Int64) throws {
+            // With the sample table's timeline a frame the decoder could not produce is simply missing;
+            // without it, frames are counted.
+            var frameIndex = nextIndex
+            if let timeline {
+                guard let found = timeline.index(of: time), found >= nextIndex else {
+                    throw KeepTrackError.io("the video decoded to a frame at time \(time) that the sample table does not list after frame \(nextIndex)")
+                }
+                frameIndex = found
+            }
             guard frameIndex < path.offsets.count else {
                 throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(path.offsets.count))")
-            }
-            if let timeline, timeline.times[frameIndex] != time {
-                throw KeepTrackError.io("frame \(frameIndex + 1) decoded at time \(time), the sample table says \(timeline.times[frameIndex])")
             }
             var rect = path.rect(frame: frameIndex)
             while let cut = pendingCuts.first, cut.firstAfter <= frameIndex { pendingCuts.removeFirst() }
@@ -218,7 +232,8 @@ final class CropProducer: @unchecked Sendable {
             }
             let prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
             guard handoff.put(prepared) else { throw Stopped() }
-            frameIndex += 1
+            nextIndex = frameIndex + 1
+            produced += 1
         }
         do {
             try Reframer.decode(movie, video, body: handle)
@@ -361,6 +376,7 @@ public enum Reframer {
         var lastThumbnail: [UInt8] = []
         let stillInterval = max(every, Int(frameRate.rounded()))
         var decodedFrames = 0
+        defer { detections.abandon() }  // after finish() this changes nothing
         try decode(movie, video, fastAnalysis: true, skipUnreferenced: timeline != nil) { frame, time in
             let index: Int
             if let timeline {
@@ -524,8 +540,12 @@ public enum Reframer {
         }
         try encoder.encode(nil, body: collect)
         for (planned, actual) in producer.movedCuts { path.moveCut(from: planned, to: actual) }
-        guard frameIndex == path.offsets.count else {
-            throw KeepTrackError.io("the encoding pass produced \(frameIndex) frames, the analysis \(path.offsets.count)")
+        if analysis.timeline == nil || frameIndex == 0 {
+            guard frameIndex == path.offsets.count else {
+                throw KeepTrackError.io("the encoding pass produced \(frameIndex) frames, the analysis \(path.offsets.count)")
+            }
+        } else if frameIndex < path.offsets.count {
+            summary.notes.append("\(path.offsets.count - frameIndex) of \(path.offsets.count) video frames could not be decoded and are missing from the output")
         }
         let encodedAt = Date()
 

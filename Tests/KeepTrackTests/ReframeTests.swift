@@ -151,6 +151,13 @@ final class ReframeTests: XCTestCase {
         XCTAssertNotEqual(path.offsets[60], path.offsets[61])
         XCTAssertEqual(SubjectCoverage(path: path, faces: truth(scene)).fraction, 1)
 
+        // Analysing every frame finds the same cut and plans the same path.
+        var everyFrame = fastOptions
+        everyFrame.analyseReferencedFramesOnly = false
+        let full = try Reframer.run(input: source, output: folder.path("every-frame.mov"), options: everyFrame)
+        XCTAssertEqual(full.decodedForAnalysis, 120)
+        XCTAssertEqual(full.path, path)
+
         // The output's frames 60 and 61 are the source cropped where the path says (PSNR against ffmpeg's crop).
         for frame in [60, 61] {
             let reference = folder.path("reference-\(frame).png"), ours = folder.path("ours-\(frame).png")

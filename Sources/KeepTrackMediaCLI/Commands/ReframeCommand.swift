@@ -24,8 +24,11 @@ enum ReframeCommand {
         Demuxes with keeptrack's own container layer and decodes with FFmpeg's libavcodec (H.264, HEVC Main/Main10)
         on every core. Works in display orientation: an iPhone portrait file (stored rotated 90°) is turned upright.
         A picture already as narrow as the target is passed through uncropped (every track copied), with a note.
-        Finds faces (libfacedetection, YuNet) 2-3 times a second (more often while nobody is in view) on frames
-        scaled to 480 px, on its own thread while decoding goes on, links them into tracks, detects shot cuts, and plans a camera path per shot: perfectly still while the person stays within a
+        A first pass decodes only the frames other frames reference; on them it finds faces (libfacedetection,
+        YuNet) 2-3 times a second (more often while nobody is in view, once a second while nothing in the picture
+        changes) on frames scaled to 480 px, on its own thread while decoding goes on, links them into tracks,
+        detects shot cuts (the second pass settles a cut on a skipped frame), and plans a camera path per shot:
+        perfectly still while the person stays within a
         band, otherwise a smooth pan (speed and acceleration limited, no overshoot, look-ahead), jumping only at cuts,
         holding its place while the face is lost. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
         libx265 10-bit keeping the HLG/PQ transfer and colour description for HDR. Dolby Vision metadata is dropped
@@ -91,8 +94,8 @@ enum ReframeCommand {
             return "wrote \(summary.output): passed through (\(summary.orientation.displayWidth)x\(summary.orientation.displayHeight))"
         }
         var lines = ["wrote \(summary.output): \(size.width)x\(size.height) \(codec.rawValue) crf \(summary.crf.map { String(format: "%g", $0) } ?? "-"), \(summary.frames) frames, tracks \(summary.keptTracks.map(String.init).joined(separator: ","))"]
-        lines.append(String(format: "subject: faces in %d of %d analysed frames, inside the crop on %.1f%% of them",
-                            summary.framesWithFaces, summary.analysedFrames, coverage.fraction * 100))
+        lines.append(String(format: "subject: faces in %d of %d analysed frames (%d frames decoded to analyse), inside the crop on %.1f%% of them",
+                            summary.framesWithFaces, summary.analysedFrames, summary.decodedForAnalysis, coverage.fraction * 100))
         lines.append("camera: \(statistics.shots) shot(s), \(statistics.steadyShots) steady; moving on \(statistics.movingFrames) frames, top speed \(Int(statistics.maximumSpeed)) px/s, \(statistics.reversals) reversal(s)")
         lines.append(summary.timings.map { String(format: "%@ %.2f s", $0.0, $0.1) }.joined(separator: ", "))
         return lines.joined(separator: "\n")
