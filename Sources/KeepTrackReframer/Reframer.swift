@@ -104,78 +104,6 @@ public struct ReframeSummary: Sendable {
     }
 }
 
-/// Runs the face detector on a background thread, a bounded number of pictures ahead (32 small pictures,
-/// about 12 MB at 480×270). On one OpenMP thread while the decoder needs the other core; on two for
-/// what is left once decoding is over.
-final class BackgroundDetections: @unchecked Sendable {
-    private let detector: FaceDetector
-    private let queue = DispatchQueue(label: "keeptrack.face-detection")
-    private let slots = DispatchSemaphore(value: 32)
-    private var decodingOver = false
-    private var abandoned = false
-    private let lock = NSLock()
-    private var samples: [DetectionSample] = []
-    private var failure: Error?
-    private var seconds = 0.0
-    private var foundNothing = false
-
-    init(detector: FaceDetector) { self.detector = detector }
-
-    /// The analysis failed or starts over: pictures still waiting are not looked at.
-    func abandon() { lock.withLock { abandoned = true } }
-
-    /// The decoder is done: the pictures still waiting may use every core.
-    func decodingFinished() { lock.withLock { decodingOver = true } }
-
-    private var steady = false
-    private var lastFace: FrameRect?
-
-    /// What the latest finished detections saw (they may lag the decoder by a few pictures): no face at all,
-    /// or the strongest face within a tenth of its width of where it was the time before.
-    var recent: (foundNothing: Bool, steady: Bool) { lock.withLock { (foundNothing, steady) } }
-
-    func submit(frameIndex: Int, bgr: [UInt8], width: Int, height: Int, scale: Double) {
-        slots.wait()
-        queue.async { [self] in
-            defer { slots.signal() }
-            if lock.withLock({ abandoned }) { return }
-            let started = Date()
-            do {
-                var detector = detector
-                if lock.withLock({ decodingOver }) { detector.threads = ProcessInfo.processInfo.activeProcessorCount }
-                let faces = try detector.detect(bgr: bgr, width: width, height: height).map {
-                    FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
-                }
-                lock.withLock {
-                    samples.append(DetectionSample(frameIndex: frameIndex, faces: faces))
-                    foundNothing = faces.isEmpty
-                    let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
-                    if let strongest, let lastFace {
-                        let moved = ((strongest.midX - lastFace.midX) * (strongest.midX - lastFace.midX)
-                            + (strongest.midY - lastFace.midY) * (strongest.midY - lastFace.midY)).squareRoot()
-                        steady = moved < 0.1 * max(strongest.width, 1)
-                    } else {
-                        steady = false
-                    }
-                    lastFace = strongest
-                    seconds += Date().timeIntervalSince(started)
-                }
-            } catch {
-                lock.withLock { failure = failure ?? error }
-            }
-        }
-    }
-
-    /// Waits for every submitted picture; samples in frame order and the detector's busy time.
-    func finish() throws -> (samples: [DetectionSample], seconds: Double) {
-        queue.sync {}
-        return try lock.withLock {
-            if let failure { throw failure }
-            return (samples.sorted { $0.frameIndex < $1.frameIndex }, seconds)
-        }
-    }
-}
-
 /// Decodes the video and crops every frame at the planned position, handing the frames to the encoder.
 /// Where the analysis found a cut between two frames it analysed, the frames it skipped are looked at here
 /// and the cut moved back to the first one that belongs to the new shot.
@@ -417,7 +345,7 @@ public enum Reframer {
             // while the face holds still, half as often again (most of a talking-head clip).
             // And while the picture has not changed at all since the last detection (nothing moved more than
             // noise), once a second: the detector would only find the same faces again.
-            let state = detections.recent
+            let state = detections.state(after: detections.submitted - BackgroundDetections.lag)
             var interval = state.foundNothing ? max(1, every / 3) : state.steady ? every * 3 / 2 : every
             let due = index - lastDetected >= interval
             var thumbnail: [UInt8]?

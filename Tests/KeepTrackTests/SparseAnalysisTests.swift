@@ -1,5 +1,7 @@
 import XCTest
 @testable import KeepTrackReframe
+@testable import KeepTrackReframer
+import Foundation
 
 /// The pieces that let the analysis decode only referenced frames: every frame's time from the sample
 /// table, and cuts that fall between two analysed frames settled by the encoding pass.
@@ -39,5 +41,31 @@ final class SparseAnalysisTests: XCTestCase {
         XCTAssertEqual(path, unchanged, "no shot starts at 90: nothing moves")
         path.moveCut(from: 60, to: 0)
         XCTAssertEqual(path, unchanged, "a cut never moves to or before the start of the shot before it")
+    }
+}
+
+/// The analysis's detection rhythm depends only on detections old enough to wait for, never on how fast
+/// the detector thread happens to be.
+final class BackgroundDetectionsTests: XCTestCase {
+    func testStatesComeInSubmissionOrderWhateverTheDetectorsSpeed() throws {
+        let face = FaceDetection(box: FrameRect(x: 100, y: 100, width: 50, height: 50), confidence: 90)
+        for seed in 0..<3 {
+            // Picture i is a face unless i % 3 == 2; the detector takes 0–4 ms, differently on every run.
+            let detections = BackgroundDetections { bgr, _, _, _ in
+                usleep(UInt32.random(in: 0...4000))
+                return bgr[0] % 3 == 2 ? [] : [face]
+            }
+            var seen: [Bool] = []
+            for index in 0..<24 {
+                let known = detections.submitted - BackgroundDetections.lag
+                if known >= 0 { seen.append(detections.state(after: known).foundNothing) }
+                detections.submit(frameIndex: index, bgr: [UInt8(index)], width: 1, height: 1, scale: 1)
+            }
+            let expected = (0..<(24 - BackgroundDetections.lag)).map { $0 % 3 == 2 }
+            XCTAssertEqual(seen, expected, "run \(seed)")
+            let finished = try detections.finish()
+            XCTAssertEqual(finished.samples.map(\.frameIndex), Array(0..<24))
+            XCTAssertTrue(detections.state(after: 4).steady, "the same face again: steady")
+        }
     }
 }

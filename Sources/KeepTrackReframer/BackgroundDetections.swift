@@ -1,0 +1,110 @@
+import Foundation
+import KeepTrackFaces
+import KeepTrackReframe
+
+/// Runs the face detector on a background thread while the analysis decodes: on one OpenMP thread while
+/// the decoder needs the other core, on every core for what is left once decoding is over. Up to 32
+/// small pictures wait (about 12 MB at 480×270).
+///
+/// The analysis adapts its rhythm to what the detector saw, but only to detections at least `lag`
+/// submissions old (waiting for them when the detector is that far behind), so the rhythm, and with it
+/// the whole plan, is the same on every run whatever the threads' timing.
+final class BackgroundDetections: @unchecked Sendable {
+    /// What the analysis may know when it submits a picture: the detections up to this many submissions ago.
+    static let lag = 4
+
+    struct State: Sendable {
+        /// The detection found no face at all.
+        var foundNothing = false
+        /// Its strongest face was within a tenth of its width of the strongest face the time before.
+        var steady = false
+    }
+
+    /// Finds faces in a BGR picture (width, height), using this many threads (nil: one).
+    typealias Detect = @Sendable (_ bgr: [UInt8], _ width: Int, _ height: Int, _ threads: Int?) throws -> [FaceDetection]
+    private let detect: Detect
+    private let queue = DispatchQueue(label: "keeptrack.face-detection")
+    private let slots = DispatchSemaphore(value: 32)
+    private let condition = NSCondition()
+    private var decodingOver = false
+    private var abandoned = false
+    private var samples: [DetectionSample] = []
+    /// One per finished submission, in submission order (the queue is serial).
+    private var states: [State] = []
+    private var lastFace: FrameRect?
+    private var failure: Error?
+    private var seconds = 0.0
+    /// Pictures submitted so far (only the analysis thread submits).
+    private(set) var submitted = 0
+
+    init(detector: FaceDetector) {
+        detect = { bgr, width, height, threads in
+            var detector = detector
+            if let threads { detector.threads = threads }
+            return try detector.detect(bgr: bgr, width: width, height: height)
+        }
+    }
+
+    /// For tests: any detector.
+    init(detect: @escaping Detect) { self.detect = detect }
+
+    /// The analysis failed or starts over: pictures still waiting are not looked at.
+    func abandon() { condition.withLock { abandoned = true } }
+
+    /// The decoder is done: the pictures still waiting may use every core.
+    func decodingFinished() { condition.withLock { decodingOver = true } }
+
+    /// What detection number `submission` (0-based) saw; waits for it. Before the first: nothing known.
+    func state(after submission: Int) -> State {
+        guard submission >= 0 else { return State() }
+        condition.lock()
+        defer { condition.unlock() }
+        while states.count <= submission && failure == nil && !abandoned { condition.wait() }
+        return submission < states.count ? states[submission] : State()
+    }
+
+    func submit(frameIndex: Int, bgr: [UInt8], width: Int, height: Int, scale: Double) {
+        slots.wait()
+        submitted += 1
+        queue.async { [self] in
+            defer { slots.signal() }
+            let (skip, allCores) = condition.withLock { (abandoned || failure != nil, decodingOver) }
+            var faces: [FaceDetection] = []
+            var error: Error?
+            let started = Date()
+            if !skip {
+                do {
+                    faces = try detect(bgr, width, height, allCores ? ProcessInfo.processInfo.activeProcessorCount : nil).map {
+                        FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
+                    }
+                } catch let thrown {
+                    error = thrown
+                }
+            }
+            condition.withLock {
+                if let error { failure = failure ?? error }
+                if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces)) }
+                let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
+                var state = State(foundNothing: faces.isEmpty)
+                if let strongest, let lastFace {
+                    let moved = ((strongest.midX - lastFace.midX) * (strongest.midX - lastFace.midX)
+                        + (strongest.midY - lastFace.midY) * (strongest.midY - lastFace.midY)).squareRoot()
+                    state.steady = moved < 0.1 * max(strongest.width, 1)
+                }
+                lastFace = strongest
+                states.append(state)
+                seconds += Date().timeIntervalSince(started)
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// Waits for every submitted picture; samples in frame order and the detector's busy time.
+    func finish() throws -> (samples: [DetectionSample], seconds: Double) {
+        queue.sync {}
+        return try condition.withLock {
+            if let failure { throw failure }
+            return (samples.sorted { $0.frameIndex < $1.frameIndex }, seconds)
+        }
+    }
+}
