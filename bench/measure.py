@@ -51,11 +51,12 @@ def main():
     baseline = args.baseline or args.cmd[0][0]
     base = statistics.median(results[baseline])
     print(f"\n### {args.title}\n")
-    print(f"| command | median wall (s) | ratio to {baseline} | median CPU (s) | peak RSS (MiB) | exit |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print(f"| command | median wall (s) | ratio to {baseline} | wall min–max (s) | median CPU (s) | peak RSS (MiB) | exit |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for label, command in args.cmd:
         median = statistics.median(results[label])
-        print(f"| `{command}` | {median:.4f} | {median / base:.2f}× | {statistics.median(cpu[label]):.4f} | {rss[label]:.1f} | {codes[label]} |")
+        spread = f"{min(results[label]):.3f}–{max(results[label]):.3f}"
+        print(f"| `{command}` | {median:.4f} | {median / base:.2f}× | {spread} | {statistics.median(cpu[label]):.4f} | {rss[label]:.1f} | {codes[label]} |")
     for label, message in errors.items():
         print(f"\n{label} exited non-zero: `{message[0][:200]}`")
     print(f"\n{args.runs} runs each after one warm-up, interleaved.")

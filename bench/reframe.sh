@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KT=.build/release/keeptrack
 PHOTO=.deps/testdata/astronaut.png
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-7}
 work=$(mktemp -d /tmp/keeptrack-bench-reframe.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
