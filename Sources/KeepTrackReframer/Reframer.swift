@@ -202,6 +202,11 @@ public enum Reframer {
             try MovieOutput.remux(input: input, output: output, options: remux)
             summary.passthrough = true
             summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
+            let unused = [("--size", options.size != nil), ("--codec", options.codec != nil), ("--crf", options.crf != nil),
+                          ("--preset", options.preset != nil)].filter(\.1).map(\.0)
+            if !unused.isEmpty {
+                summary.notes.append("\(unused.joined(separator: ", ")) not applied: nothing was re-encoded")
+            }
             summary.keptTracks = movie.tracks.map(\.id)
             summary.timings = [("total", Date().timeIntervalSince(started))]
             return summary

@@ -271,7 +271,12 @@ final class ReframeTests: XCTestCase {
         let result = runCLI(["reframe", input, output, "--json"])
         XCTAssertEqual(result.code, 0, result.error)
         XCTAssertTrue(result.error.contains("already 1080x1920"), result.error)
+        XCTAssertFalse(result.error.contains("not applied"), result.error)
         XCTAssertTrue(result.out.contains("\"passthrough\": true"))
+        // Encoder options cannot apply to a copy: said, not silently ignored.
+        let sized = runCLI(["reframe", input, folder.path("sized.mov"), "--size", "720x1280", "--crf", "18"])
+        XCTAssertEqual(sized.code, 0, sized.error)
+        XCTAssertTrue(sized.error.contains("--size, --crf not applied: nothing was re-encoded"), sized.error)
         let before = try Movie.open(path: input), after = try Movie.open(path: output)
         XCTAssertEqual(after.tracks.map(\.id), before.tracks.map(\.id))
         XCTAssertEqual(after.tracks.first { $0.kind == .video }?.video?.dolbyVision, before.tracks.first { $0.kind == .video }?.video?.dolbyVision)
