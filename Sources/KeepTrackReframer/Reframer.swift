@@ -138,14 +138,9 @@ final class CropProducer: @unchecked Sendable {
         let bitDepth = cropper.bytesPerSample == 2 ? 10 : 8
         func handle(_ frame: UnsafePointer<AVFrame>, _ time: Int64) throws {
             // With the sample table's timeline a frame the decoder could not produce is simply missing;
-            // without it, frames are counted.
+            // a frame at a time the table does not list next (a damaged table) is counted instead.
             var frameIndex = nextIndex
-            if let timeline {
-                guard let found = timeline.index(of: time), found >= nextIndex else {
-                    throw KeepTrackError.io("the video decoded to a frame at time \(time) that the sample table does not list after frame \(nextIndex)")
-                }
-                frameIndex = found
-            }
+            if let found = timeline?.index(of: time), found >= nextIndex { frameIndex = found }
             guard frameIndex < path.offsets.count else {
                 throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(path.offsets.count))")
             }
