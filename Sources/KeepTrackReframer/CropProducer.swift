@@ -1,0 +1,68 @@
+import CFFmpeg
+import Foundation
+import KeepTrack
+import KeepTrackReframe
+
+/// Decodes the video and crops every frame at the planned position, handing the frames to the encoder.
+/// Where the analysis found a cut between two frames it analysed, the frames it skipped are looked at here
+/// and the cut moved back to the first one that belongs to the new shot.
+final class CropProducer: @unchecked Sendable {
+    let movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff
+    let timeline: PresentationTimeline?
+    let uncertainCuts: [UncertainCut]
+    /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
+    private(set) var movedCuts: [(planned: Int, actual: Int)] = []
+    /// Signalled when the thread has stopped touching the decoder and the cropper.
+    let done = DispatchSemaphore(value: 0)
+
+    init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
+         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut]) {
+        self.movie = movie
+        self.video = video
+        self.path = path
+        self.cropper = cropper
+        self.handoff = handoff
+        self.timeline = timeline
+        self.uncertainCuts = uncertainCuts
+    }
+
+    struct Stopped: Error {}
+
+    /// Frames handed to the encoder; read after `done`.
+    private(set) var produced = 0
+
+    func run() {
+        var nextIndex = 0
+        var pendingCuts = uncertainCuts[...]
+        let bitDepth = cropper.bytesPerSample == 2 ? 10 : 8
+        func handle(_ frame: UnsafePointer<AVFrame>, _ time: Int64) throws {
+            // With the sample table's timeline a frame the decoder could not produce is simply missing;
+            // a frame at a time the table does not list next (a damaged table) is counted instead.
+            var frameIndex = nextIndex
+            if let found = timeline?.index(of: time), found >= nextIndex { frameIndex = found }
+            guard frameIndex < path.offsets.count else {
+                throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(path.offsets.count))")
+            }
+            var rect = path.rect(frame: frameIndex)
+            while let cut = pendingCuts.first, cut.firstAfter <= frameIndex { pendingCuts.removeFirst() }
+            if let cut = pendingCuts.first, cut.skipped.contains(frameIndex) {
+                if movedCuts.last?.planned == cut.firstAfter
+                    || cut.belongsToNewShot(FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)) {
+                    if movedCuts.last?.planned != cut.firstAfter { movedCuts.append((cut.firstAfter, frameIndex)) }
+                    rect = path.rect(frame: cut.firstAfter)
+                }
+            }
+            let prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
+            guard handoff.put(prepared) else { throw Stopped() }
+            nextIndex = frameIndex + 1
+            produced += 1
+        }
+        do {
+            try Reframer.decode(movie, video, body: handle)
+            handoff.finish(error: nil)
+        } catch {
+            handoff.finish(error: error is Stopped ? nil : error)
+        }
+        done.signal()
+    }
+}
