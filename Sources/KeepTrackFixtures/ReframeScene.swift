@@ -2,6 +2,8 @@
 /// crop of scikit-image's public-domain `astronaut.png`) moved along a known path over a plain gradient,
 /// composited by ffmpeg's overlay filter with a scripted position. Segments are separated by hard cuts
 /// (new background, new position). `faceBox(frame:)` says exactly where the face is on every frame.
+/// The gradients are seeded, so every rendering of a scene is the same (ffmpeg's default seed is random,
+/// and with it the luma difference at a cut).
 public struct ReframeScene: Sendable {
     /// Where the photograph's top-left corner is at a time (seconds from the segment start), in frame pixels.
     public struct Keyframe: Sendable {
@@ -112,7 +114,7 @@ public struct ReframeScene: Sendable {
         var graph = "[0:v]crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(size.width):\(size.height),format=yuva420p,split=\(segments.count)"
         graph += segments.indices.map { "[photo\($0)]" }.joined() + ";"
         for (index, segment) in segments.enumerated() {
-            graph += "gradients=s=\(width)x\(height):r=\(frameRate):d=\(segment.duration):c0=\(segment.colours.0):c1=\(segment.colours.1):speed=0.0001:n=2,format=yuv420p[background\(index)];"
+            graph += "gradients=s=\(width)x\(height):r=\(frameRate):d=\(segment.duration):c0=\(segment.colours.0):c1=\(segment.colours.1):speed=0.0001:n=2:seed=\(index + 1),format=yuv420p[background\(index)];"
             graph += "[background\(index)][photo\(index)]overlay=x='\(Self.expression(segment.keyframes, \.x))':y='\(Self.expression(segment.keyframes, \.y))':eval=frame:shortest=1[shot\(index)];"
         }
         graph += segments.indices.map { "[shot\($0)]" }.joined() + "concat=n=\(segments.count):v=1:a=0[video]"
