@@ -193,8 +193,7 @@ public enum Reframer {
         var configuration = try DecoderConfiguration.make(for: video)
         // H.264 frame threading gains nothing once unreferenced frames are skipped (measured: the referenced
         // frames form one chain) and its hand-offs cost ~20 %; one thread leaves the other core to the detector.
-        let isH264 = video.format == "avc1" || video.format == "avc3"
-        configuration.threadCount = skipUnreferenced && isH264 ? 1 : 0
+        configuration.threadCount = skipUnreferenced && configuration.codecID == AV_CODEC_ID_H264 ? 1 : 0
         configuration.fastAnalysis = fastAnalysis
         configuration.skipUnreferencedFrames = skipUnreferenced
         let decoder = try CodecDecoder(configuration)
@@ -241,6 +240,8 @@ public enum Reframer {
         let started = Date()
         var lastDetected = -every
         var lastThumbnail: [UInt8] = []
+        // A difference this large may be a cut: keep both histograms, and look for faces at once.
+        let cutThreshold = ShotDetector().minimumDifference
         let stillInterval = max(every, Int(frameRate.rounded()))
         var decodedFrames = 0
         defer { detections.abandon() }  // after finish() this changes nothing
@@ -269,7 +270,7 @@ public enum Reframer {
             let bitDepth = analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8
             let histogram = FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)
             let difference = previousHistogram.map { UncertainCut.distance($0, histogram) } ?? 0
-            if let previousHistogram, difference >= ShotDetector().minimumDifference {
+            if let previousHistogram, difference >= cutThreshold {
                 analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
             }
             previousHistogram = histogram
@@ -290,7 +291,7 @@ public enum Reframer {
                 if FrameOperations.largestChange(current, lastThumbnail) < 4 { interval = stillInterval }
                 thumbnail = current
             }
-            if index - lastDetected >= interval || difference > 0.3, let scaler {
+            if index - lastDetected >= interval || difference >= cutThreshold, let scaler {
                 lastDetected = index
                 lastThumbnail = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
                 detections.submit(frameIndex: index, bgr: scaler.bgr(frame), width: scaler.displayWidth,
