@@ -1,0 +1,197 @@
+import Foundation
+import XCTest
+
+/// A movie as ffprobe (libavformat's mov demuxer) sees it: every stream with its facts and, when
+/// asked, its packets — the independent client that checks what keeptrack writes.
+///
+/// ffprobe numbers streams in the file order of the tracks and reports each track's id (`id`
+/// "0x3" → 3), so tracks are matched by id. It cannot decode `apac` (`codec_name` "none"), but
+/// it still lists the packets. Times are in the stream's time base (the media timescale), with
+/// the edit list applied as the demuxer applies it (packets before the presented range carry the
+/// discard flag `D` and may have negative times).
+enum FFprobe {
+    struct Packet: Equatable, CustomStringConvertible {
+        var pts: Int64?
+        var dts: Int64?
+        var duration: Int64?
+        var size: Int
+        var isKey: Bool
+        var isDiscarded: Bool
+        /// `SHA256:…` of the packet's bytes.
+        var hash: String
+
+        var description: String {
+            "pts \(pts.map(String.init) ?? "N/A") dts \(dts.map(String.init) ?? "N/A") duration \(duration.map(String.init) ?? "N/A") "
+                + "size \(size)\(isKey ? " key" : "")\(isDiscarded ? " discard" : "") \(hash.suffix(16))"
+        }
+    }
+
+    struct Stream {
+        var index: Int
+        /// The track id (`tkhd`), from ffprobe's `id`; nil when it prints none.
+        var trackID: UInt32?
+        var codecType: String
+        var codecName: String
+        var codecTag: String
+        var timeBase: String
+        var channels: Int?
+        var sampleRate: Int?
+        /// Seconds; nil when ffprobe says N/A.
+        var duration: Double?
+        var frameCount: Int?
+        /// Empty unless the probe asked for packets.
+        var packets: [Packet] = []
+
+        var label: String { "stream \(index) (track \(trackID.map(String.init) ?? "?"), \(codecType) \(codecTag))" }
+    }
+
+    struct Report {
+        var streams: [Stream]
+        /// Format (container) duration in seconds; nil when ffprobe says N/A.
+        var duration: Double?
+
+        func stream(track id: UInt32) -> Stream? { streams.first { $0.trackID == id } }
+    }
+
+    /// Runs `ffprobe -show_streams -show_format` (and `-show_packets -show_data_hash sha256` when
+    /// `packets`) on `path`. Throws when ffprobe is missing or fails (exit status and its message).
+    static func probe(_ path: String, packets: Bool = true) throws -> Report {
+        var arguments = ["-v", "error", "-of", "json=c=1", "-show_streams", "-show_format"]
+        if packets { arguments += ["-show_packets", "-show_data_hash", "sha256"] }
+        let result = try XCTUnwrap(runTool("ffprobe", arguments + [path]), "ffprobe is installed by scripts/setup.sh")
+        guard result.code == 0 else { throw ProbeError(message: "ffprobe exited \(result.code) on \(path)") }
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any], "ffprobe printed no JSON for \(path)")
+        var streams = (json["streams"] as? [[String: Any]] ?? []).map(stream(from:))
+        for packet in json["packets"] as? [[String: Any]] ?? [] {
+            guard let index = integer(packet["stream_index"]), let position = streams.firstIndex(where: { $0.index == index }) else { continue }
+            let flags = packet["flags"] as? String ?? ""
+            streams[position].packets.append(Packet(pts: integer64(packet["pts"]), dts: integer64(packet["dts"]),
+                                                    duration: integer64(packet["duration"]), size: integer(packet["size"]) ?? -1,
+                                                    isKey: flags.contains("K"), isDiscarded: flags.contains("D"),
+                                                    hash: packet["data_hash"] as? String ?? ""))
+        }
+        let format = json["format"] as? [String: Any]
+        return Report(streams: streams, duration: double(format?["duration"]))
+    }
+
+    /// nil when the packet lists are equal; otherwise what differs, naming the first differing
+    /// packet (its position and both versions) or the counts.
+    static func difference(_ a: [Packet], _ b: [Packet]) -> String? {
+        if let first = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
+            return "packet \(first.offset) of \(a.count)/\(b.count) differs: \(first.element.0) ≠ \(first.element.1)"
+        }
+        if a.count != b.count {
+            let longer = a.count > b.count ? a : b
+            return "\(a.count) packets ≠ \(b.count) packets; first unmatched: \(longer[min(a.count, b.count)])"
+        }
+        return nil
+    }
+
+    /// nil when `a` and `b` (a matched pair of tracks) are the same stream: codec, time base and
+    /// every packet; otherwise what differs.
+    static func difference(_ a: Stream, _ b: Stream) -> String? {
+        if a.codecType != b.codecType || a.codecTag != b.codecTag || a.codecName != b.codecName {
+            return "codec \(a.codecType) \(a.codecTag) \(a.codecName) ≠ \(b.codecType) \(b.codecTag) \(b.codecName)"
+        }
+        if a.timeBase != b.timeBase { return "time base \(a.timeBase) ≠ \(b.timeBase)" }
+        return difference(a.packets, b.packets)
+    }
+
+    /// Fails with a readable diff (the first differing packet) unless the two streams agree.
+    static func assertSamePackets(_ a: Stream, _ b: Stream, _ context: @autoclosure () -> String = "",
+                                  file: StaticString = #filePath, line: UInt = #line) {
+        if let difference = difference(a, b) {
+            XCTFail("\(context()): \(a.label) vs \(b.label): \(difference)", file: file, line: line)
+        }
+    }
+
+    private static func stream(from object: [String: Any]) -> Stream {
+        let id = (object["id"] as? String).flatMap { $0.hasPrefix("0x") ? UInt32($0.dropFirst(2), radix: 16) : UInt32($0) }
+        return Stream(index: integer(object["index"]) ?? -1, trackID: id,
+                      codecType: object["codec_type"] as? String ?? "?", codecName: object["codec_name"] as? String ?? "none",
+                      codecTag: object["codec_tag_string"] as? String ?? "?", timeBase: object["time_base"] as? String ?? "?",
+                      channels: integer(object["channels"]), sampleRate: integer(object["sample_rate"]),
+                      duration: double(object["duration"]), frameCount: integer(object["nb_frames"]))
+    }
+}
+
+/// A movie as mediainfo (MediaArea's own parser) sees it. It lists only the tracks it knows —
+/// video, audio, text, some metadata (`Other`) — never `mebx`; so compare its view of an input
+/// with its view of the output, not with keeptrack's track count.
+enum MediaInfo {
+    struct Track: Equatable {
+        /// `Video`, `Audio`, `Text`, `Other`, `Menu`.
+        var kind: String
+        var id: String?
+        var format: String?
+        /// Seconds; nil when mediainfo gives none.
+        var duration: Double?
+        var channels: Int?
+    }
+
+    struct Report {
+        /// The `General` track's duration in seconds.
+        var duration: Double?
+        /// Every track but `General`, in mediainfo's order.
+        var tracks: [Track]
+    }
+
+    static func report(_ path: String) throws -> Report {
+        let result = try XCTUnwrap(runTool("mediainfo", ["--Output=JSON", path]), "mediainfo is installed by scripts/setup.sh")
+        guard result.code == 0 else { throw ProbeError(message: "mediainfo exited \(result.code) on \(path)") }
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any], "mediainfo printed no JSON for \(path)")
+        let tracks = (json["media"] as? [String: Any])?["track"] as? [[String: Any]] ?? []
+        let all = tracks.map { track in
+            Track(kind: track["@type"] as? String ?? "?", id: track["ID"] as? String, format: track["Format"] as? String,
+                  duration: double(track["Duration"]), channels: integer(track["Channels"]))
+        }
+        return Report(duration: all.first { $0.kind == "General" }?.duration, tracks: all.filter { $0.kind != "General" })
+    }
+
+    /// nil when `b`'s tracks are `a`'s (same count; kind, id, format, channels equal and durations
+    /// within `tolerance` seconds, track by track); otherwise what differs.
+    static func difference(_ a: [Track], _ b: [Track], tolerance: Double) -> String? {
+        guard a.count == b.count else {
+            return "\(a.count) tracks ≠ \(b.count) tracks (\(a.map(\.kind)) vs \(b.map(\.kind)))"
+        }
+        for (x, y) in zip(a, b) {
+            if x.kind != y.kind || x.id != y.id || x.format != y.format || x.channels != y.channels {
+                return "track \(x.id ?? "?"): \(x.kind) \(x.format ?? "-") \(x.channels.map { "\($0) ch" } ?? "") ≠ \(y.kind) \(y.format ?? "-") \(y.channels.map { "\($0) ch" } ?? "")"
+            }
+            switch (x.duration, y.duration) {
+            case (nil, nil): continue
+            case let (p?, q?) where abs(p - q) <= tolerance: continue
+            default: return "track \(x.id ?? "?") (\(x.kind)): duration \(x.duration.map { "\($0)" } ?? "none") s ≠ \(y.duration.map { "\($0)" } ?? "none") s"
+            }
+        }
+        return nil
+    }
+}
+
+struct ProbeError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+// JSON numbers come as numbers or as strings ("size": "128", "duration": "0.013000", "N/A").
+private func integer(_ value: Any?) -> Int? { integer64(value).map(Int.init) }
+
+private func integer64(_ value: Any?) -> Int64? {
+    switch value {
+    case let number as Int: return Int64(number)
+    case let number as Int64: return number
+    case let number as NSNumber: return number.int64Value
+    case let text as String: return Int64(text)
+    default: return nil
+    }
+}
+
+private func double(_ value: Any?) -> Double? {
+    switch value {
+    case let number as Double: return number
+    case let number as Int: return Double(number)
+    case let number as NSNumber: return number.doubleValue
+    case let text as String: return Double(text)
+    default: return nil
+    }
+}
