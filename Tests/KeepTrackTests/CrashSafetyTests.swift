@@ -134,7 +134,7 @@ final class CrashSafetyTests: XCTestCase {
         let movie = try Movie.open(path: path)
         let patches = GroupFix.inPlacePatches(GroupFix.plan(movie), for: movie)
         XCTAssertGreaterThan(patches.count, 1)
-        let process = try ChildProcess.start(["fix", "--in-place", path], environment: [GroupFix.pauseBetweenPatchesVariable: "5000"])
+        let process = try ChildProcess.start(["fix", "--in-place", path], environment: ["KEEPTRACK_TEST_PAUSE_BETWEEN_PATCHES_MS": "5000"])
         func bytes(at patch: GroupFix.FlagPatch) throws -> [UInt8] { try FileByteSource(path: path).read(at: patch.offset, count: 3) }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, try bytes(at: patches[0]) != patches[0].new { usleep(2000) }

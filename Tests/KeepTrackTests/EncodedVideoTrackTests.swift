@@ -15,7 +15,7 @@ final class EncodedVideoTrackTests: XCTestCase {
                       "-c:a", "aac", "-disposition:a:1", "0"]
         guard runTool("ffmpeg", encode + [source])?.code == 0,
               runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-map", "0:v", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", raw])?.code == 0
-        else { throw XCTSkip("ffmpeg with libx264 is not available") }
+        else { throw unavailable("ffmpeg with libx264 is not available") }
         let movie = try Movie.open(path: source)
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
 

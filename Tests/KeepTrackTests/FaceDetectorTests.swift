@@ -11,7 +11,7 @@ enum TestPhotographs {
 
     static func require(_ path: String) throws -> String {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw XCTSkip("\(path) not found: run `make setup` (scripts/fetch-deps.sh) first")
+            throw unavailable("\(path) not found: run `make setup` (scripts/fetch-deps.sh) first")
         }
         return path
     }

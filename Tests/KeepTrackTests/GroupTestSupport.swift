@@ -48,7 +48,7 @@ enum GroupCheck {
 
     /// The streams ffprobe sees (type, codec tag, default disposition); skips when ffprobe is absent.
     static func probe(_ path: String) throws -> [ProbedStream] {
-        guard let result = runTool("ffprobe", ["-v", "error", "-show_streams", "-of", "json", path]) else { throw XCTSkip("ffprobe not installed") }
+        guard let result = runTool("ffprobe", ["-v", "error", "-show_streams", "-of", "json", path]) else { throw unavailable("ffprobe not installed") }
         XCTAssertEqual(result.code, 0, "ffprobe failed on \(path)")
         let object = try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any]
         let streams = object?["streams"] as? [[String: Any]] ?? []

@@ -9,7 +9,7 @@ import KeepTrackFixtures
 final class LevelsTests: XCTestCase {
     /// Runs ffmpeg with `arguments`, failing the test when it is missing or fails.
     func ffmpeg(_ arguments: [String]) throws {
-        guard let result = runTool("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments) else { throw XCTSkip("ffmpeg not installed") }
+        guard let result = runTool("ffmpeg", ["-hide_banner", "-loglevel", "error", "-y"] + arguments) else { throw unavailable("ffmpeg not installed") }
         XCTAssertEqual(result.code, 0, "ffmpeg \(arguments.joined(separator: " "))")
     }
 

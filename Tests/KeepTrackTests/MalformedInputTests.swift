@@ -158,7 +158,9 @@ final class MalformedInputTests: XCTestCase {
             XCTAssertEqual(result.code, 65, "\(testCase.name): \(message)")
             XCTAssertTrue(message.contains(testCase.expected), "\(testCase.name): message lacks '\(testCase.expected)': \(message)")
             if let reason = testCase.reason { XCTAssertTrue(message.contains(reason), "\(testCase.name): reason lacks '\(reason)': \(message)") }
-            XCTAssertLessThan(elapsed, 1.0, "\(testCase.name) took \(elapsed) s")
+            // A hang or quadratic blow-up guard, not a speed measurement (that is bench/'s job, and a loaded
+            // machine must not fail the suite): every case takes well under a second when the machine is idle.
+            XCTAssertLessThan(elapsed, 15.0, "\(testCase.name) took \(elapsed) s: a hang or a blow-up in the parser")
             guard let range = message.range(of: #"at byte (\d+)"#, options: .regularExpression),
                   let offset = UInt64(message[range].dropFirst("at byte ".count)) else {
                 XCTFail("\(testCase.name): no byte offset in \(message)")
@@ -193,8 +195,8 @@ final class MalformedInputTests: XCTestCase {
 
     /// Each malformed file, inspected by the real executable: exit 65 (not a signal) with peak memory under 64 MiB.
     func testPeakMemoryOfEveryMalformedFileStaysUnder64MiB() throws {
-        guard let executable = Self.executable else { throw XCTSkip("keeptrack executable not found next to the test bundle") }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { throw XCTSkip("GNU time is not installed (scripts/setup.sh installs it)") }
+        guard let executable = Self.executable else { throw unavailable("keeptrack executable not found next to the test bundle") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/time") else { throw unavailable("GNU time is not installed (scripts/setup.sh installs it)") }
         let folder = TemporaryFolder()
         var peaks: [(String, Int)] = []
         for (index, testCase) in try Self.makeCases().enumerated() {

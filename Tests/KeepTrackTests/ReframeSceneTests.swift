@@ -10,7 +10,7 @@ func writeScene(_ scene: ReframeScene, in folder: TemporaryFolder, codec: Refram
     let photo = try TestPhotographs.require(TestPhotographs.astronaut)
     let output = folder.path("\(scene.name).mov")
     guard let result = runTool("ffmpeg", scene.ffmpegArguments(photo: photo, output: output, codec: codec, x264Parameters: x264Parameters)) else {
-        throw XCTSkip("ffmpeg is not installed")
+        throw unavailable("ffmpeg is not installed")
     }
     XCTAssertEqual(result.code, 0, "ffmpeg failed for scene \(scene.name)")
     return output

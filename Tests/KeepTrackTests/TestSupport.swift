@@ -18,10 +18,23 @@ enum RealFixtures {
     /// The path, or a skip naming the missing folder (CI has it; a bare checkout may not).
     static func require(_ path: String) throws -> String {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw XCTSkip("real fixture \(path) not found: ../shared/fixtures is absent beside this checkout")
+            throw unavailable("real fixture \(path) not found: ../shared/fixtures is absent beside this checkout")
         }
         return path
     }
+}
+
+/// Set by `.ci/run`: every test must run. A missing tool or fixture is then a failure, never a skip, so
+/// a broken set-up cannot silently turn a promise off.
+let requireAllTests = ProcessInfo.processInfo.environment["KEEPTRACK_REQUIRE_ALL_TESTS"] == "1"
+
+struct TestPrerequisiteMissing: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// What a test throws when something it needs is not here: a skip on a user's machine, a failure in CI.
+func unavailable(_ reason: String) -> Error {
+    requireAllTests ? TestPrerequisiteMissing(description: "required by KEEPTRACK_REQUIRE_ALL_TESTS: \(reason)") : XCTSkip(reason)
 }
 
 /// A fresh temporary folder per test, removed afterwards.

@@ -17,7 +17,7 @@ final class VideoParameterSetsTests: XCTestCase {
         let common = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10:duration=1", "-c:v", codec] + extra
         let mov = folder.path("\(codec).mov"), raw = folder.path("\(codec).\(rawFormat)")
         guard runTool("ffmpeg", common + [mov])?.code == 0, runTool("ffmpeg", common + ["-f", rawFormat, raw])?.code == 0 else {
-            throw XCTSkip("ffmpeg with \(codec) is not available")
+            throw unavailable("ffmpeg with \(codec) is not available")
         }
         let movie = try Movie.open(path: mov)
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })

@@ -80,26 +80,24 @@ public enum GroupFix {
         }
     }
 
-    /// Test hook: milliseconds to sleep after each patch but the last, so a crash-safety test can
-    /// kill the process between tracks. Unset in normal use.
-    static let pauseBetweenPatchesVariable = "KEEPTRACK_TEST_PAUSE_BETWEEN_PATCHES_MS"
-
     /// Patches only the tkhd flag bytes of `path` with pwrite, then fsync: cost independent of file
     /// size. Refuses (nothing written) when the plan needs a rewrite or the bytes on disk are not
     /// the ones `movie` was read from. Returns the descriptions of the changes.
+    /// `pauseBetweenPatches` (milliseconds after each patch but the last) lets a crash-safety test kill
+    /// the process between tracks; 0 in normal use.
     @discardableResult
-    public static func applyInPlace(_ plan: Plan, to movie: Movie, path: String) throws -> [String] {
+    public static func applyInPlace(_ plan: Plan, to movie: Movie, path: String, pauseBetweenPatches: UInt32 = 0) throws -> [String] {
         if plan.needsRewrite {
             let missing = plan.missingReferenceTargets.sorted().map(String.init).joined(separator: ", ")
             throw KeepTrackError.unsupported("\(path): removing references to missing track \(missing) changes box sizes; --in-place only patches flags (write a new file instead)")
         }
         let patches = inPlacePatches(plan, for: movie)
-        try write(patches, to: path)
+        try write(patches, to: path, pauseBetweenPatches: pauseBetweenPatches)
         return patches.map(\.description)
     }
 
     /// Writes `patches` (checked first against the bytes on disk) and fsyncs.
-    static func write(_ patches: [FlagPatch], to path: String) throws {
+    static func write(_ patches: [FlagPatch], to path: String, pauseBetweenPatches pause: UInt32 = 0) throws {
         guard !patches.isEmpty else { return }
         let descriptor = open(path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else { throw KeepTrackError.cannotCreate("\(path): cannot open for writing: \(String(cString: strerror(errno)))") }
@@ -112,7 +110,6 @@ public enum GroupFix {
                 throw KeepTrackError.io("\(path): tkhd flags at byte \(patch.offset) changed since the file was read; nothing written")
             }
         }
-        let pause = ProcessInfo.processInfo.environment[pauseBetweenPatchesVariable].flatMap(UInt32.init) ?? 0
         for (index, patch) in patches.enumerated() {
             let count = patch.new.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(patch.offset)) }
             guard count == patch.new.count else { throw KeepTrackError.io("\(path): pwrite at byte \(patch.offset): \(String(cString: strerror(errno)))") }

@@ -13,7 +13,8 @@ public enum GroupOperations {
     }
 
     /// `fix`: patches in place, writes `output`, or (neither) reports what it would change.
-    public static func fix(input: String, output: String?, inPlace: Bool, overwrite: Bool) -> BatchOutcome {
+    /// `pauseBetweenPatches`: see `GroupFix.applyInPlace`.
+    public static func fix(input: String, output: String?, inPlace: Bool, overwrite: Bool, pauseBetweenPatches: UInt32 = 0) -> BatchOutcome {
         do {
             let movie = try Movie.open(path: input)
             let findings = Linter.lint(movie)
@@ -22,7 +23,7 @@ public enum GroupOperations {
                 return BatchOutcome(path: input, findings: findings, action: "none", result: "nothing to fix", exitCode: ExitCode.ok)
             }
             if inPlace {
-                let changes = try GroupFix.applyInPlace(plan, to: movie, path: input)
+                let changes = try GroupFix.applyInPlace(plan, to: movie, path: input, pauseBetweenPatches: pauseBetweenPatches)
                 return BatchOutcome(path: input, findings: findings, action: "patched", result: changes.joined(separator: "; "), exitCode: ExitCode.ok)
             }
             let edit = try GroupFix.edit(movie, plan: plan)

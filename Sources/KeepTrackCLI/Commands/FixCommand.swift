@@ -3,6 +3,10 @@ import KeepTrack
 
 /// `keeptrack fix IN [OUT] [--in-place]`: one enabled track per alternate group, no dangling references.
 enum FixCommand {
+    /// Test hook of the command, not the library: milliseconds to sleep between the tkhd patches of
+    /// `--in-place`, so a crash-safety test can kill the process between tracks. Unset in normal use.
+    static let pauseBetweenPatchesVariable = "KEEPTRACK_TEST_PAUSE_BETWEEN_PATCHES_MS"
+
     static let spec = CommandSpec(
         name: "fix",
         summary: "Make each alternate group play exactly one track and drop references to missing tracks.",
@@ -27,9 +31,11 @@ enum FixCommand {
         let outDir = invocation.value("out-dir")
         let force = invocation.flag("force")
         if inPlace && outDir != nil { throw KeepTrackCLIError.usage("--in-place and --out-dir exclude each other") }
+        let pause = ProcessInfo.processInfo.environment[pauseBetweenPatchesVariable].flatMap(UInt32.init) ?? 0
         if inPlace || outDir != nil {
             return try BatchRun.run(invocation, console: console, command: "fix", paths: invocation.positionals) { file in
-                GroupOperations.fix(input: file.path, output: outDir.map(file.output(under:)), inPlace: inPlace, overwrite: force)
+                GroupOperations.fix(input: file.path, output: outDir.map(file.output(under:)), inPlace: inPlace, overwrite: force,
+                                    pauseBetweenPatches: pause)
             }.code
         }
         guard invocation.positionals.count <= 2 else { throw KeepTrackCLIError.usage("several inputs need --in-place or --out-dir DIR") }
