@@ -20,8 +20,8 @@ final class BackgroundDetections: @unchecked Sendable {
         var steady = false
     }
 
-    /// Finds faces in a BGR picture (width, height), using this many threads (nil: one).
-    typealias Detect = @Sendable (_ bgr: [UInt8], _ width: Int, _ height: Int, _ threads: Int?) throws -> [FaceDetection]
+    /// Finds faces in a BGR picture, using this many threads (nil: one).
+    typealias Detect = @Sendable (_ picture: DetectionPicture, _ threads: Int?) throws -> [FaceDetection]
     private let detect: Detect
     private let queue = DispatchQueue(label: "keeptrack.face-detection")
     private let slots = DispatchSemaphore(value: 32)
@@ -38,10 +38,12 @@ final class BackgroundDetections: @unchecked Sendable {
     private(set) var submitted = 0
 
     init(detector: FaceDetector) {
-        detect = { bgr, width, height, threads in
+        detect = { picture, threads in
             var detector = detector
             if let threads { detector.threads = threads }
-            return try detector.detect(bgr: bgr, width: width, height: height)
+            return try picture.bgr.withUnsafeBytes {
+                try detector.detect(bgr: $0, width: picture.width, height: picture.height, rowStride: picture.rowStride)
+            }
         }
     }
 
@@ -63,7 +65,7 @@ final class BackgroundDetections: @unchecked Sendable {
         return submission < states.count ? states[submission] : State()
     }
 
-    func submit(frameIndex: Int, bgr: [UInt8], width: Int, height: Int, scale: Double) {
+    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double) {
         slots.wait()
         submitted += 1
         queue.async { [self] in
@@ -74,7 +76,7 @@ final class BackgroundDetections: @unchecked Sendable {
             let started = Date()
             if !skip {
                 do {
-                    faces = try detect(bgr, width, height, allCores ? ProcessInfo.processInfo.activeProcessorCount : nil).map {
+                    faces = try detect(picture, allCores ? ProcessInfo.processInfo.activeProcessorCount : nil).map {
                         FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
                     }
                 } catch let thrown {

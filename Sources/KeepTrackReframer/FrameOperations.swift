@@ -126,13 +126,34 @@ enum FrameOperations {
     }
 }
 
+/// A packed BGR24 picture for the face detector: `height` rows of `width` pixels, `rowStride` bytes apart.
+struct DetectionPicture: Sendable {
+    var bgr: [UInt8]
+    var width: Int
+    var height: Int
+    var rowStride: Int
+}
+
 /// Scales decoded frames to small BGR pictures in display orientation for the face detector.
+///
+/// swscale's packed-RGB writers (the unscaled YUV→BGR24 converter among them) store several pixels at a
+/// time and write up to 42 bytes past the last pixel of a row (measured with FFmpeg 5.1 over every width
+/// 160–1000 at heights 144, 240, 360, scaled and unscaled). Into a tightly packed buffer that overran the
+/// heap block at 426×240 and other widths, and glibc aborted later inside the detector's next malloc.
+/// So rows here are `rowPadding` bytes longer than the picture and 64-byte aligned (`paddedStride`);
+/// the detector is told the stride and never reads the padding.
 final class DetectionScaler {
+    /// Bytes kept free after each row's last pixel for the converter's wide stores.
+    static let rowPadding = 64
+    /// The row stride for `width` BGR pixels: room for `rowPadding` more bytes, rounded up to 64.
+    static func paddedStride(width: Int) -> Int { (width * 3 + rowPadding + 63) / 64 * 64 }
+
     let orientation: DisplayOrientation
     let scaledWidth: Int, scaledHeight: Int  // stored orientation
+    let scaledStride: Int
     private var context: OpaquePointer?
-    private var scaled: [UInt8]
-    private(set) var display: [UInt8]
+    private(set) var scaled: [UInt8]
+    private var display: [UInt8]
     var displayWidth: Int { orientation.rotation % 180 == 0 ? scaledWidth : scaledHeight }
     var displayHeight: Int { orientation.rotation % 180 == 0 ? scaledHeight : scaledWidth }
     /// Display pixels per detection pixel.
@@ -143,7 +164,8 @@ final class DetectionScaler {
         let factor = min(1, Double(longestSide) / Double(max(orientation.storedWidth, orientation.storedHeight)))
         scaledWidth = max(2, Int((Double(orientation.storedWidth) * factor / 2).rounded()) * 2)
         scaledHeight = max(2, Int((Double(orientation.storedHeight) * factor / 2).rounded()) * 2)
-        scaled = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)
+        scaledStride = Self.paddedStride(width: scaledWidth)
+        scaled = [UInt8](repeating: 0, count: scaledStride * scaledHeight)
         display = orientation.rotation == 0 ? [] : [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 3)
         context = sws_getContext(Int32(orientation.storedWidth), Int32(orientation.storedHeight), AVPixelFormat(rawValue: pixelFormat),
                                  Int32(scaledWidth), Int32(scaledHeight), AV_PIX_FMT_BGR24, SWS_BILINEAR, nil, nil, nil)
@@ -153,8 +175,8 @@ final class DetectionScaler {
     deinit { sws_freeContext(context) }
 
     /// The frame as packed BGR in display orientation (`displayWidth` × `displayHeight`).
-    func bgr(_ frame: UnsafePointer<AVFrame>) -> [UInt8] {
-        let stride = Int32(scaledWidth * 3)
+    func picture(_ frame: UnsafePointer<AVFrame>) -> DetectionPicture {
+        let stride = Int32(scaledStride)
         scaled.withUnsafeMutableBufferPointer { output in
             var planes: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress, nil, nil, nil]
             var strides: [Int32] = [stride, 0, 0, 0]
@@ -168,14 +190,16 @@ final class DetectionScaler {
                 }
             }
         }
-        guard orientation.rotation != 0 else { return scaled }
+        guard orientation.rotation != 0 else {
+            return DetectionPicture(bgr: scaled, width: scaledWidth, height: scaledHeight, rowStride: scaledStride)
+        }
         scaled.withUnsafeBufferPointer { source in
             display.withUnsafeMutableBufferPointer { destination in
-                FrameOperations.rotate(source.baseAddress!, sourceStride: scaledWidth * 3, width: scaledWidth, height: scaledHeight,
+                FrameOperations.rotate(source.baseAddress!, sourceStride: scaledStride, width: scaledWidth, height: scaledHeight,
                                        bytesPerPixel: 3, rotation: orientation.rotation, into: destination.baseAddress!,
                                        destinationStride: displayWidth * 3)
             }
         }
-        return display
+        return DetectionPicture(bgr: display, width: displayWidth, height: displayHeight, rowStride: displayWidth * 3)
     }
 }

@@ -294,8 +294,7 @@ public enum Reframer {
             if index - lastDetected >= interval || difference >= cutThreshold, let scaler {
                 lastDetected = index
                 lastThumbnail = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
-                detections.submit(frameIndex: index, bgr: scaler.bgr(frame), width: scaler.displayWidth,
-                                  height: scaler.displayHeight, scale: scaler.scale)
+                detections.submit(frameIndex: index, picture: scaler.picture(frame), scale: scaler.scale)
             }
             if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }

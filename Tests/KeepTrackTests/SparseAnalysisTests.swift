@@ -51,15 +51,15 @@ final class BackgroundDetectionsTests: XCTestCase {
         let face = FaceDetection(box: FrameRect(x: 100, y: 100, width: 50, height: 50), confidence: 90)
         for seed in 0..<3 {
             // Picture i is a face unless i % 3 == 2; the detector takes 0–4 ms, differently on every run.
-            let detections = BackgroundDetections { bgr, _, _, _ in
+            let detections = BackgroundDetections { picture, _ in
                 usleep(UInt32.random(in: 0...4000))
-                return bgr[0] % 3 == 2 ? [] : [face]
+                return picture.bgr[0] % 3 == 2 ? [] : [face]
             }
             var seen: [Bool] = []
             for index in 0..<24 {
                 let known = detections.submitted - BackgroundDetections.lag
                 if known >= 0 { seen.append(detections.state(after: known).foundNothing) }
-                detections.submit(frameIndex: index, bgr: [UInt8(index)], width: 1, height: 1, scale: 1)
+                detections.submit(frameIndex: index, picture: DetectionPicture(bgr: [UInt8(index)], width: 1, height: 1, rowStride: 3), scale: 1)
             }
             let expected = (0..<(24 - BackgroundDetections.lag)).map { $0 % 3 == 2 }
             XCTAssertEqual(seen, expected, "run \(seed)")

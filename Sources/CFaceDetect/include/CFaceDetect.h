@@ -13,6 +13,11 @@ typedef struct {
 } CFDFace;
 
 /// Detects faces in a packed BGR24 image (`step` bytes per row, step >= 3 * width).
+/// The library's input contract (libfacedetection 2023 sources, facedetectcnn.cpp): any width and height
+/// >= 1; it reads pixel (x, y) at `bgr + y * step + 3 * x` only for x < width, y < height (its 3x3 stride-2
+/// first layer treats the outside as zero) and pads the feature maps to multiples of 32 itself, so no
+/// alignment or size rounding is asked of the caller. Results go to a 0x9000-byte buffer (at most 1024
+/// faces). Model initialisation is process-wide and unsynchronised, hence the lock below.
 /// Writes at most `capacity` faces, strongest first as the detector returns them, and returns how many
 /// it wrote; returns -1 when the arguments are invalid or the detector failed.
 /// Calls are serialised inside: the library keeps process-wide state.
