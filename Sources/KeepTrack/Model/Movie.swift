@@ -83,7 +83,12 @@ public struct Movie: Sendable {
         return moovIndex < mdatIndex
     }
 
-    public var duration: Double { header.timescale == 0 ? 0 : Double(header.duration) / Double(header.timescale) }
+    /// Movie duration in seconds: mvhd's; when mvhd says "unknown" (all ones) or has no time
+    /// scale, the longest track's; nil when no duration is known.
+    public var duration: Double? {
+        if !header.durationIsUnknown, header.timescale > 0 { return Double(header.duration) / Double(header.timescale) }
+        return tracks.compactMap(\.duration).max()
+    }
 
     public func track(id: UInt32) -> Track? { tracks.first { $0.id == id } }
 

@@ -104,9 +104,13 @@ public struct Track: Sendable {
         references.filter { $0.type == type }.flatMap(\.trackIDs)
     }
 
-    /// Track duration in seconds, from tkhd in movie time (what players show).
-    public var duration: Double {
-        movieTimescale == 0 ? 0 : Double(header.duration) / Double(movieTimescale)
+    /// Track duration in seconds: tkhd's, in movie time (what players show); when tkhd says
+    /// "unknown" (all ones) or the movie has no time scale, the duration of the samples; nil
+    /// when neither is known (an unknown tkhd duration over an empty sample table).
+    public var duration: Double? {
+        if !header.durationIsUnknown, movieTimescale > 0 { return Double(header.duration) / Double(movieTimescale) }
+        guard sampleTable.sampleCount > 0, mediaHeader.timescale > 0 else { return nil }
+        return mediaDuration
     }
 
     public var mediaDuration: Double {
@@ -142,6 +146,10 @@ public struct Track: Sendable {
         case "alac": return "Apple Lossless (ALAC)"
         case "ac-3": return "AC-3"
         case "ec-3": return "E-AC-3"
+        case "ac-4": return "AC-4"
+        case "mlpa": return "Dolby TrueHD"
+        case "samr": return "AMR-NB"
+        case "sawb": return "AMR-WB"
         case "Opus": return "Opus"
         case "fLaC": return "FLAC"
         case "mebx": return "timed metadata (mebx)"
@@ -162,6 +170,27 @@ public struct Track: Sendable {
         guard kind == .audio, let entry = sampleEntries.first else { return nil }
         guard let box = entry.first("esds") ?? entry.find(["wave", "esds"]) else { return nil }
         return (try? ElementaryStreamDescriptorBox(box: box))?.audioSpecificConfig
+    }
+
+    /// The configuration box of the first sample entry that says what a decoder of its codec
+    /// outputs (QuickTime files may keep it inside `wave`); nil for codecs without one or when it
+    /// cannot be read.
+    public var audioCodecConfiguration: (any AudioCodecConfiguration)? {
+        guard kind == .audio, let entry = sampleEntries.first, let format else { return nil }
+        func child<V: BoxView & AudioCodecConfiguration>(_ type: V.Type, _ fourCC: FourCC) -> V? {
+            guard let box = entry.first(fourCC) ?? entry.find(["wave", fourCC]) else { return nil }
+            return try? V(box: box)
+        }
+        switch format {
+        case "ac-3": return child(AC3SpecificBox.self, "dac3")
+        case "ec-3": return child(EAC3SpecificBox.self, "dec3")
+        case "mlpa": return child(MLPSpecificBox.self, "dmlp")
+        case "alac": return child(ALACSpecificBox.self, "alac")
+        case "Opus": return child(OpusSpecificBox.self, "dOps")
+        case "fLaC": return child(FLACSpecificBox.self, "dfLa")
+        case "ac-4": return child(AC4SpecificBox.self, "dac4")
+        default: return nil
+        }
     }
 
     public var audioEntry: AudioSampleEntry? {
@@ -195,6 +224,13 @@ public struct Track: Sendable {
             // The codec configuration is what a decoder obeys: it wins over a zero or disagreeing entry field.
             if let configured = config.channels { channels = configured }
             if rate == 0 || rate?.isFinite != true, let configured = config.outputSampleRate { rate = Double(configured) }
+        } else if let config = audioCodecConfiguration {
+            // dac3, dec3, dmlp, alac, dOps, dfLa, dac4: the entry's fields are placeholders (2 channels;
+            // 0 Hz for TrueHD, the encoder's input rate for Opus), the configuration is what is decoded.
+            if let configured = config.channels { channels = configured }
+            if let configured = config.sampleRate { rate = Double(configured) }
+        } else if let format, let amr = AMRSpecificBox.facts(format: format) {
+            (channels, rate) = (amr.channels, Double(amr.sampleRate))
         }
         if let value = rate, !value.isFinite || value <= 0 || value > 10_000_000 { rate = nil }
         if rate == nil || rate == 0 { rate = mediaHeader.timescale > 0 ? Double(mediaHeader.timescale) : nil }

@@ -18,7 +18,7 @@ public struct InspectReport: Sendable {
             ("file", .string(name)),
             ("container", .string(movie.isQuickTime ? "quicktime" : "mp4")),
             ("brands", .array(brands.map { .string($0.description) })),
-            ("duration", .double(rounded(movie.duration))),
+            ("duration", .optional(movie.duration.map { rounded($0) })),
             ("fastStart", .bool(movie.isFastStart)),
             ("tracks", .array(movie.tracks.map(trackJSON))),
         ]
@@ -79,7 +79,7 @@ public struct InspectReport: Sendable {
             ("alternateGroup", .int(Int64(track.alternateGroup))),
             ("references", .object(references)),
             ("referencedBy", .object(referencedBy)),
-            ("duration", .double(rounded(track.duration))),
+            ("duration", .optional(track.duration.map { rounded($0) })),
             ("samples", .int(Int64(track.sampleTable.sampleCount))),
             ("bytes", .int(Int64(track.sampleTable.totalBytes))),
             ("bitrate", .optional(track.bitrate.map { $0.rounded() })),
@@ -97,7 +97,8 @@ public struct InspectReport: Sendable {
         var lines: [String] = []
         let container = movie.isQuickTime ? "QuickTime movie" : "MP4"
         let layout = movie.isFastStart ? "moov first (fast start)" : "moov after mdat"
-        lines.append("\(name): \(container), \(String(format: "%.2f", movie.duration)) s, \(movie.tracks.count) track\(movie.tracks.count == 1 ? "" : "s"), \(layout)")
+        let duration = movie.duration.map { String(format: "%.2f s", $0) } ?? "duration unknown"
+        lines.append("\(name): \(container), \(duration), \(movie.tracks.count) track\(movie.tracks.count == 1 ? "" : "s"), \(layout)")
         lines.append("")
         let header = ["id", "kind", "format", "codec", "plays", "group", "details"]
         var rows: [[String]] = [header]

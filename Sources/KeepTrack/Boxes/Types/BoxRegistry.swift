@@ -7,7 +7,8 @@ public enum BoxRegistry {
         CompositionShiftBox.self, SyncSampleBox.self, SampleDependencyBox.self, SampleToChunkBox.self,
         SampleSizeBox.self, CompactSampleSizeBox.self, ChunkOffsetBox.self, ChunkLargeOffsetBox.self,
         SampleGroupDescriptionBox.self, SampleToGroupBox.self, MetadataKeysBox.self, MetadataDataBox.self,
-        ElementaryStreamDescriptorBox.self,
+        ElementaryStreamDescriptorBox.self, AC3SpecificBox.self, EAC3SpecificBox.self, MLPSpecificBox.self,
+        AC4SpecificBox.self, ALACSpecificBox.self, OpusSpecificBox.self, FLACSpecificBox.self, AMRSpecificBox.self,
     ]
 
     static let byType: [FourCC: any BoxView.Type] = {
@@ -23,6 +24,8 @@ public enum BoxRegistry {
         if type == "keys" { return parent == "meta" ? MetadataKeysBox.self : nil }
         if type == "data" { return grandparent == "ilst" ? MetadataDataBox.self : nil }
         if type == "hdlr", parent == "meta" { return HandlerBox.self }
+        // `alac` is both the sample entry (in stsd) and the magic cookie inside it.
+        if type == "alac" { return parent == "stsd" ? nil : ALACSpecificBox.self }
         return byType[type]
     }
 }

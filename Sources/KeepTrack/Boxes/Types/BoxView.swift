@@ -22,6 +22,12 @@ public struct FullBoxHeader: Sendable, Equatable {
         try coder.uint("version", &version, bytes: 1)
         try coder.uint("flags", &flags, bytes: 3)
     }
+
+    /// A duration of all ones in this version's width (0xFFFFFFFF, or 2^64 - 1 in version 1):
+    /// mvhd, tkhd and mdhd say "unknown" this way (fragmented files, live recordings).
+    public func isUnknownDuration(_ duration: UInt64) -> Bool {
+        duration == (version == 1 ? UInt64.max : UInt64(UInt32.max))
+    }
 }
 
 extension FieldCoder {

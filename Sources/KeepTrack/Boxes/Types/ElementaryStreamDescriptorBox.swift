@@ -171,11 +171,22 @@ public struct AudioSpecificConfig: Sendable, Equatable {
 struct BitReader {
     let bytes: [UInt8]
     var position = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    /// Named in errors, with the byte offset reached inside `bytes`.
+    let path: String
+    init(_ bytes: [UInt8], path: String = "esds/AudioSpecificConfig") { self.bytes = bytes; self.path = path }
+
+    mutating func alignToByte() { position = (position + 7) / 8 * 8 }
+
+    mutating func skip(_ count: Int) throws {
+        guard position + count <= bytes.count * 8 else {
+            throw KeepTrackError.malformed(path: path, offset: UInt64(position / 8), reason: "needs \(count) more bits")
+        }
+        position += count
+    }
 
     mutating func read(_ count: Int) throws -> Int {
         guard position + count <= bytes.count * 8 else {
-            throw KeepTrackError.malformed(path: "esds/AudioSpecificConfig", offset: UInt64(position / 8), reason: "needs \(count) more bits")
+            throw KeepTrackError.malformed(path: path, offset: UInt64(position / 8), reason: "needs \(count) more bits")
         }
         var value = 0
         for _ in 0..<count {

@@ -11,6 +11,9 @@ public struct MediaHeaderBox: BoxView {
     public var quality: UInt16 = 0
     public init() {}
 
+    /// The duration field says "unknown" (all ones).
+    public var durationIsUnknown: Bool { header.isUnknownDuration(duration) }
+
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
         try coder.versioned("creationTime", &creationTime, version: header.version)

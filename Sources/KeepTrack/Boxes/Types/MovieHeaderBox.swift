@@ -15,6 +15,9 @@ public struct MovieHeaderBox: BoxView {
     public var nextTrackID: UInt32 = 1
     public init() {}
 
+    /// The duration field says "unknown" (all ones).
+    public var durationIsUnknown: Bool { header.isUnknownDuration(duration) }
+
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
         try coder.versioned("creationTime", &creationTime, version: header.version)

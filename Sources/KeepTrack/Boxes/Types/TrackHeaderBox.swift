@@ -24,6 +24,9 @@ public struct TrackHeaderBox: BoxView {
     public var height: UInt32 = 0
     public init() {}
 
+    /// The duration field says "unknown" (all ones).
+    public var durationIsUnknown: Bool { header.isUnknownDuration(duration) }
+
     public var isEnabled: Bool {
         get { header.flags & Self.enabledFlag != 0 }
         set { header.flags = newValue ? header.flags | Self.enabledFlag : header.flags & ~Self.enabledFlag }

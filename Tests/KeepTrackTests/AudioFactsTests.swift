@@ -1,0 +1,210 @@
+import XCTest
+@testable import KeepTrack
+import KeepTrackFixtures
+
+/// Channels and sample rate come from the codec configuration (dac3, dec3, dmlp, alac, dOps, dfLa,
+/// dac4; AMR by its specification), not from the sample entry's placeholder fields. ffprobe is the
+/// independent client: what it reports for each file is what inspect must report.
+final class AudioFactsTests: XCTestCase {
+    static func wild(_ name: String) throws -> String {
+        try RealFixtures.require(RealFixtures.folder.appendingPathComponent("wild/" + name).path)
+    }
+
+    /// ffprobe's channels and sample rate of the first audio stream.
+    static func probedAudio(_ path: String) throws -> (channels: Int, sampleRate: Int) {
+        guard let result = runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=channels,sample_rate",
+                                               "-of", "default=noprint_wrappers=1", path]) else { throw XCTSkip("ffprobe not installed") }
+        XCTAssertEqual(result.code, 0, "ffprobe failed on \(path)")
+        var values: [String: Int] = [:]
+        for line in result.out.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[String(parts[0])] = Int(parts[1]) }
+        }
+        return (try XCTUnwrap(values["channels"], path), try XCTUnwrap(values["sample_rate"], path))
+    }
+
+    func assertAgreesWithFFprobe(_ path: String, placeholderDiffers: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
+        let movie = try Movie.open(path: path)
+        let track = try XCTUnwrap(movie.tracks.first { $0.kind == .audio }, path, file: file, line: line)
+        let audio = try XCTUnwrap(track.audio, path, file: file, line: line)
+        let probed = try Self.probedAudio(path)
+        XCTAssertEqual(audio.channels, probed.channels, "\(path): channels", file: file, line: line)
+        XCTAssertEqual(audio.sampleRate, Double(probed.sampleRate), "\(path): sample rate", file: file, line: line)
+        if placeholderDiffers, let entry = track.audioEntry {
+            // The entry's own fields say something else: the fact came from the configuration.
+            XCTAssertTrue(entry.effectiveChannels != probed.channels || entry.effectiveSampleRate != Double(probed.sampleRate),
+                          "\(path): the sample entry already says \(entry.effectiveChannels) ch \(entry.effectiveSampleRate) Hz", file: file, line: line)
+        }
+    }
+
+    func testWildFilesAgreeWithFFprobe() throws {
+        // (file, whether the sample entry's placeholder differs from the truth)
+        let files: [(String, Bool)] = [
+            ("androidx-media/sample_ac3.mp4", true),           // dac3: 3/2 + LFE; entry says 2
+            ("androidx-media/sample_ac3_fragmented.mp4", true),
+            ("androidx-media/sample_eac3.mp4", true),          // dec3: 6; entry says 2
+            ("androidx-media/sample_dthd.mp4", true),          // dmlp: TrueHD 7.1; entry says 2 ch, 0 Hz
+            ("androidx-media/sample_alac_20bit.mp4", true),    // alac cookie: mono; entry says 2
+            ("androidx-media/bbb_mono_8kHz_12.2kbps_amrnb.3gp", true), // AMR-NB is mono; entry says 2
+            ("mozilla-mp4parse-rust/amr_nb_1f.3gp", true),
+            ("androidx-media/sample_opus_fragmented.mp4", true), // dOps: decoded at 48 kHz; entry says 16000
+            ("androidx-media/sample_ac4_fragmented.mp4", false), // dac4: stereo presentation, 48 kHz
+        ]
+        for (name, placeholderDiffers) in files {
+            try assertAgreesWithFFprobe(Self.wild(name), placeholderDiffers: placeholderDiffers)
+        }
+    }
+
+    /// Files ffmpeg writes with layouts the entry cannot hold (96 kHz does not fit a 16.16 rate,
+    /// 3, 4, 5 and 6 channels where ISO entries say 2).
+    func testFFmpegWrittenCodecsAgreeWithFFprobe() throws {
+        let folder = TemporaryFolder()
+        let cases: [(codec: String, channels: Int, rate: Int, name: String)] = [
+            ("flac", 3, 96000, "flac.mp4"), ("libopus", 6, 48000, "opus.mp4"), ("alac", 3, 32000, "alac.m4a"),
+            ("ac3", 5, 44100, "ac3.mp4"), ("eac3", 4, 32000, "eac3.mp4"), ("truehd", 6, 48000, "truehd.mp4"),
+        ]
+        for item in cases {
+            let path = folder.path(item.name)
+            guard let result = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.5:sample_rate=\(item.rate)",
+                                                  "-ac", String(item.channels), "-c:a", item.codec, "-strict", "-2", path]) else {
+                throw XCTSkip("ffmpeg not installed")
+            }
+            XCTAssertEqual(result.code, 0, "ffmpeg could not write \(item.name)")
+            let probed = try Self.probedAudio(path)
+            XCTAssertEqual(probed.channels, item.channels, item.name)
+            try assertAgreesWithFFprobe(path, placeholderDiffers: false)
+        }
+    }
+
+    // MARK: Bit fields the wild files do not exercise
+
+    /// MSB-first bit packing for hand-made configuration boxes.
+    struct Bits {
+        var bytes: [UInt8] = []
+        var count = 0
+        mutating func put(_ value: Int, _ width: Int) {
+            for bit in stride(from: width - 1, through: 0, by: -1) {
+                if count % 8 == 0 { bytes.append(0) }
+                if value >> bit & 1 == 1 { bytes[bytes.count - 1] |= 0x80 >> UInt8(count % 8) }
+                count += 1
+            }
+        }
+    }
+
+    /// One dec3 independent substream record (ETSI TS 102 366 F.6).
+    static func dec3Substream(_ bits: inout Bits, acmod: Int, lfe: Bool, dependents: Int = 0, chanLoc: Int = 0) {
+        bits.put(0, 2); bits.put(16, 5); bits.put(0, 1); bits.put(0, 1); bits.put(0, 3) // fscod, bsid, reserved, asvc, bsmod
+        bits.put(acmod, 3); bits.put(lfe ? 1 : 0, 1); bits.put(0, 3); bits.put(dependents, 4)
+        if dependents > 0 { bits.put(chanLoc, 9) } else { bits.put(0, 1) }
+    }
+
+    func testEAC3DependentSubstreamsAddTheirChannelLocations() throws {
+        // 5.1 plus a dependent substream carrying Lrs/Rrs: 7.1.
+        var bits = Bits()
+        bits.put(1536, 13); bits.put(0, 3)
+        Self.dec3Substream(&bits, acmod: 7, lfe: true, dependents: 1, chanLoc: 0x002)
+        var box = try EAC3SpecificBox(decoding: bits.bytes)
+        XCTAssertEqual(box.channels, 8)
+        XCTAssertEqual(box.encoded(), bits.bytes)
+        // Every chan_loc bit: the five pairs count 2, Cs, Ts, Cvh and LFE2 one each; 3/2 + LFE + 14 = 20.
+        bits = Bits()
+        bits.put(1536, 13); bits.put(0, 3)
+        Self.dec3Substream(&bits, acmod: 7, lfe: true, dependents: 2, chanLoc: 0x1FF)
+        box = try EAC3SpecificBox(decoding: bits.bytes)
+        XCTAssertEqual(box.channels, 6 + 5 * 2 + 4)
+        XCTAssertEqual(box.encoded(), bits.bytes)
+        // Two independent substreams (two programs): a decoder plays the first, stereo here.
+        bits = Bits()
+        bits.put(640, 13); bits.put(1, 3)
+        Self.dec3Substream(&bits, acmod: 2, lfe: false)
+        Self.dec3Substream(&bits, acmod: 7, lfe: true)
+        box = try EAC3SpecificBox(decoding: bits.bytes)
+        XCTAssertEqual(box.substreams.count, 2)
+        XCTAssertEqual(box.channels, 2)
+        XCTAssertTrue(box.annotationLines.contains("independent substreams: 2"))
+    }
+
+    func testConfigurationBoxesCheckTheirSizesBeforeReading() throws {
+        // dec3 claiming 8 independent substreams with bytes for one: malformed, naming the box and offset.
+        var bits = Bits()
+        bits.put(1536, 13); bits.put(7, 3)
+        Self.dec3Substream(&bits, acmod: 7, lfe: true)
+        XCTAssertThrowsError(try EAC3SpecificBox(decoding: bits.bytes, baseOffset: 500, path: "moov/trak/mdia/minf/stbl/stsd/ec-3/dec3")) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("dec3") && text.contains("substreams claims 8 entries"), text)
+        }
+        XCTAssertThrowsError(try AC3SpecificBox(decoding: [0x0C, 0x3D]))
+        XCTAssertThrowsError(try ALACSpecificBox(decoding: [0, 0, 0, 0, 0, 0, 0x10, 0]))
+        XCTAssertThrowsError(try OpusSpecificBox(decoding: [0, 6, 0, 0, 0, 0, 0xBB, 0x80, 0, 0, 1, 4, 2, 0, 1])) // mapping table cut short
+        XCTAssertThrowsError(try FLACSpecificBox(decoding: [0, 0, 0, 0, 0x80, 0, 0, 34, 0x10, 0]))
+        // A dac4 cut after its fixed start: the channels are unknown, never a trap.
+        let dac4 = try AC4SpecificBox(decoding: [0x20, 0xA4, 0x02])
+        XCTAssertEqual(dac4.sampleRate, 48000)
+        XCTAssertNil(dac4.channels)
+    }
+
+    func testDolbyTrueHDWithoutAnEightChannelPresentationUsesTheSixChannelOne() throws {
+        // 44.1 kHz (code 8); 6-channel assignment L/R, C, LFE, Ls/Rs (0x0F); no 8-channel assignment.
+        var bits = Bits()
+        bits.put(8, 4); bits.put(0, 4); bits.put(0, 2); bits.put(0, 2); bits.put(0x0F, 5); bits.put(0, 2); bits.put(0, 13)
+        bits.put(0, 16); bits.put(0, 32)
+        let box = try MLPSpecificBox(decoding: bits.bytes)
+        XCTAssertEqual(box.channels, 6)
+        XCTAssertEqual(box.sampleRate, 44100)
+    }
+
+    func testAC3CodingModes() throws {
+        // acmod 1/0 without LFE at 32 kHz: mono; acmod 2/2 with LFE: 5.
+        for (fscod, acmod, lfe, channels, rate) in [(2, 1, 0, 1, 32000), (1, 6, 1, 5, 44100), (0, 0, 0, 2, 48000)] {
+            var bits = Bits()
+            bits.put(fscod, 2); bits.put(8, 5); bits.put(0, 3); bits.put(acmod, 3); bits.put(lfe, 1); bits.put(10, 5); bits.put(0, 5)
+            let box = try AC3SpecificBox(decoding: bits.bytes)
+            XCTAssertEqual(box.channels, channels, "acmod \(acmod)")
+            XCTAssertEqual(box.sampleRate, rate)
+        }
+    }
+
+    /// AMR-WB (`sawb`) is mono at 16 kHz: the AMR-NB wild file with its format renamed.
+    func testAMRWideBandIsMonoAt16kHz() throws {
+        let original = try [UInt8](fileBytes(Self.wild("mozilla-mp4parse-rust/amr_nb_1f.3gp")))
+        var movie = try MovieBytes(bytes: original)
+        let entry = try movie.box("moov/trak/mdia/minf/stbl/stsd/samr")
+        movie.setUInt(UInt64(FourCC("sawb").rawValue), at: entry.offset + 4, width: 4)
+        let folder = TemporaryFolder()
+        let track = try XCTUnwrap(Movie.open(path: movie.write(to: folder.path("wb.3gp"))).tracks.first)
+        XCTAssertEqual(track.codecName, "AMR-WB")
+        XCTAssertEqual(track.audio?.channels, 1)
+        XCTAssertEqual(track.audio?.sampleRate, 16000)
+    }
+
+    func testInspectAndDumpShowTheDecodedConfiguration() throws {
+        let ac3 = try Self.wild("androidx-media/sample_ac3.mp4")
+        let inspect = runCLI(["inspect", ac3])
+        XCTAssertEqual(inspect.code, 0)
+        XCTAssertTrue(inspect.out.contains("6 ch, 48000 Hz"), inspect.out)
+        let dump = runCLI(["dump", ac3])
+        XCTAssertEqual(dump.code, 0)
+        for line in ["acmod: 7 (3/2)", "lfeon: 1", "channels: 6"] { XCTAssertTrue(dump.out.contains(line), "dump lacks \(line)") }
+        let thd = runCLI(["dump", try Self.wild("androidx-media/sample_dthd.mp4")]).out
+        XCTAssertTrue(thd.contains("8-channel presentation: 0x4f (8 channels)"), thd)
+        let alac = runCLI(["dump", try Self.wild("androidx-media/sample_alac_20bit.mp4")]).out
+        XCTAssertTrue(alac.contains("numChannels: 1") && alac.contains("bitDepth: 20"), alac)
+    }
+
+    /// The new views decode and re-encode every configuration box of the wild files byte for byte.
+    func testWildConfigurationBoxesRoundTrip() throws {
+        for name in ["androidx-media/sample_ac3.mp4", "androidx-media/sample_eac3.mp4", "androidx-media/sample_dthd.mp4",
+                     "androidx-media/sample_alac_20bit.mp4", "androidx-media/bbb_mono_8kHz_12.2kbps_amrnb.3gp",
+                     "androidx-media/sample_opus_fragmented.mp4", "androidx-media/sample_ac4_fragmented.mp4"] {
+            let movie = try Movie.open(path: Self.wild(name))
+            let entry = try XCTUnwrap(movie.tracks.first?.sampleEntries.first, name)
+            var checked = 0
+            for child in entry.children {
+                guard let view = BoxRegistry.view(for: child.type, parent: entry.type), case .bytes(let payload) = child.content else { continue }
+                XCTAssertEqual(try view.init(box: child, path: "").encoded(), payload, "\(name): \(child.type)")
+                checked += 1
+            }
+            XCTAssertEqual(checked, 1, "\(name): one configuration box")
+        }
+    }
+}
