@@ -60,6 +60,8 @@ public struct ReframeSummary: Sendable {
     public var keptTracks: [UInt32] = []
     public var droppedTracks: [(id: UInt32, reason: String)] = []
     public var timings: [(String, Double)] = []
+    /// The written file read back (tracks, sample tables, placement), as remux does.
+    public var verification: WriteVerification.Result?
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
@@ -99,6 +101,9 @@ public struct ReframeSummary: Sendable {
             ("kept", .array(keptTracks.map { .int(Int64($0)) })),
             ("dropped", .array(droppedTracks.map { .object([("id", .int(Int64($0.id))), ("reason", .string($0.reason))]) })),
         ])))
+        if let verification {
+            fields.append(("verified", .object([("tracks", .int(Int64(verification.tracks))), ("samples", .int(Int64(verification.samples)))])))
+        }
         fields.append(("timings", .object(timings.map { ($0.0, .double(($0.1 * 1000).rounded() / 1000)) })))
         return .object(fields)
     }
@@ -130,7 +135,7 @@ public enum Reframer {
         if verticalTarget, orientation.displayWidth * options.aspect.height <= orientation.displayHeight * options.aspect.width {
             var remux = MovieOutput.Options()
             remux.overwrite = options.overwrite
-            try MovieOutput.remux(input: input, output: output, options: remux)
+            summary.verification = try MovieOutput.remux(input: input, output: output, options: remux).verification
             summary.passthrough = true
             summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
             let unused = [("--size", options.size != nil), ("--codec", options.codec != nil), ("--crf", options.crf != nil),
@@ -439,7 +444,8 @@ public enum Reframer {
                                       timescale: video.mediaHeader.timescale)
         var writer = MovieWriter(passingThrough: movie)
         writer.tracks = tracks.outputTracks(in: movie, video: replacement)
-        _ = try writer.write(to: destination)
+        // Read back like every other write: tracks, sample tables, placement and the movie's own boxes.
+        summary.verification = try MovieOutput.write(writer, into: destination, options: MovieOutput.Options()).verification
         let muxed = Date()
 
         summary.crop = crop

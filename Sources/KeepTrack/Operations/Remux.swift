@@ -22,18 +22,25 @@ public enum MovieOutput {
     public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], options: Options) throws -> Summary {
         let output = try OutputFile(destination: destination, overwrite: options.overwrite, inputs: inputs)
         do {
-            let written = try writer.write(to: output)
-            try output.finishWriting()
-            var verification: WriteVerification.Result?
-            if options.verify || options.verifyData {
-                verification = try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: options.verifyData)
-            }
+            let summary = try write(writer, into: output, options: options)
             try output.commit()
-            return Summary(written: written, verification: verification)
+            return summary
         } catch {
             output.discard()
             throw error
         }
+    }
+
+    /// Lays out `writer`'s tracks into an open `output` and reads it back as `options` ask; the caller
+    /// commits or discards (reframe, which writes its data file beside the output, does).
+    public static func write(_ writer: MovieWriter, into output: OutputFile, options: Options) throws -> Summary {
+        let written = try writer.write(to: output)
+        try output.finishWriting()
+        var verification: WriteVerification.Result?
+        if options.verify || options.verifyData {
+            verification = try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: options.verifyData)
+        }
+        return Summary(written: written, verification: verification)
     }
 
     /// Same, with default options (verification on) apart from `overwrite`.

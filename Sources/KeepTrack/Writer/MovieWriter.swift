@@ -16,14 +16,20 @@ public struct MovieWriter {
     /// The source moov: every child but the `trak`s is copied in its place; tracks come from `tracks`.
     public var moovTemplate: Box
     /// Top-level boxes other than ftyp/moov/mdat and padding (free, skip, wide), kept before moov.
+    /// Large ones (`Box.Content.external`) are copied from `topLevelSource`.
     public var otherTopLevel: [Box]
+    /// The file `otherTopLevel` was read from: the movie's own file, never a track's data (which may be
+    /// an encoder's output). nil when every kept box is held in memory.
+    public var topLevelSource: ByteSource?
     public var tracks: [OutputTrack]
     public var options: Options
 
-    public init(fileType: Box?, moovTemplate: Box, otherTopLevel: [Box] = [], tracks: [OutputTrack], options: Options = Options()) {
+    public init(fileType: Box?, moovTemplate: Box, otherTopLevel: [Box] = [], topLevelSource: ByteSource? = nil,
+                tracks: [OutputTrack], options: Options = Options()) {
         self.fileType = fileType
         self.moovTemplate = moovTemplate
         self.otherTopLevel = otherTopLevel
+        self.topLevelSource = topLevelSource
         self.tracks = tracks
         self.options = options
     }
@@ -31,14 +37,14 @@ public struct MovieWriter {
     /// A writer that passes every track of `movie` through.
     public init(passingThrough movie: Movie, options: Options = Options()) {
         self.init(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
-                  otherTopLevel: Self.keptTopLevel(movie.boxes, source: movie.source),
+                  otherTopLevel: Self.keptTopLevel(movie.boxes), topLevelSource: movie.source,
                   tracks: movie.tracks.map { OutputTrack($0, in: movie) }, options: options)
     }
 
     static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
 
-    /// Top-level boxes worth keeping (udta, meta, uuid, ...) with their bytes loaded.
-    static func keptTopLevel(_ boxes: [Box], source: ByteSource) -> [Box] {
+    /// Top-level boxes worth keeping (udta, meta, uuid, unknown ones, ...), in file order.
+    static func keptTopLevel(_ boxes: [Box]) -> [Box] {
         boxes.filter { !layoutTypes.contains($0.type) }
     }
 
@@ -180,14 +186,8 @@ public struct MovieWriter {
     /// Writes the movie into `output` (which the caller commits or discards).
     public func write(to output: OutputFile) throws -> Summary {
         let plan = ChunkPlan(tracks: tracks, chunkDuration: options.chunkDuration)
-        var prefix = ByteWriter()
-        if let fileType { try fileType.write(to: &prefix) }
-        for box in otherTopLevel {
-            let source = tracks.first?.data
-            try box.write(to: &prefix, source: source)
-        }
-        let layout = try makeLayout(plan: plan, prefixSize: UInt64(prefix.bytes.count))
-        try output.write(prefix.bytes)
+        let layout = try makeLayout(plan: plan, prefixSize: prefixSize)
+        try writePrefix(to: output)
         let moovBytes = try layout.moov.serialized()
         if options.moovFirst { try output.write(moovBytes) }
         try output.write(layout.mdatHeader)
@@ -199,6 +199,39 @@ public struct MovieWriter {
         if !options.moovFirst { try output.write(moovBytes) }
         return Summary(bytesWritten: output.position, moovSize: UInt64(moovBytes.count), mdatOffset: mdatOffset,
                        chunkCount: plan.chunks.count, largeOffsets: layout.largeOffsets)
+    }
+
+    /// Bytes of ftyp and the kept top-level boxes, which come before moov and mdat.
+    var prefixSize: UInt64 { prefixBoxes.reduce(0) { $0 + $1.size } }
+
+    /// ftyp and the kept boxes as written: a box that ran to the end of the file (size 0) gets its
+    /// real size, since moov and mdat now follow it.
+    var prefixBoxes: [Box] {
+        ([fileType].compactMap { $0 } + otherTopLevel).map { box in
+            var box = box
+            if box.headerForm == .toEnd { box.headerForm = .compact }
+            return box
+        }
+    }
+
+    /// Writes ftyp and the kept top-level boxes; a box left in the file is copied from `topLevelSource`
+    /// range by range, never loaded whole.
+    func writePrefix(to output: OutputFile) throws {
+        var buffer: [UInt8] = []
+        for box in prefixBoxes {
+            guard case .external(let offset, let length) = box.content else {
+                try output.write(box.serialized())
+                continue
+            }
+            guard let topLevelSource else {
+                throw KeepTrackError.unsupported("top-level box \(box.type) at \(box.offset) holds \(length) bytes that stay in a file the writer was not given")
+            }
+            var header = ByteWriter()
+            box.writeHeader(to: &header)
+            try output.write(header.bytes)
+            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
+            try output.copy(from: topLevelSource, offset: offset, length: length, buffer: &buffer)
+        }
     }
 
     /// Copies sample bytes chunk by chunk, merging byte ranges that are adjacent in the source
