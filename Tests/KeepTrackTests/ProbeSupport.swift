@@ -41,6 +41,8 @@ enum FFprobe {
         var frameCount: Int?
         /// Empty unless the probe asked for packets.
         var packets: [Packet] = []
+        /// The file it was probed from (for the whole-stream hash of PCM).
+        var path = ""
 
         var label: String { "stream \(index) (track \(trackID.map(String.init) ?? "?"), \(codecType) \(codecTag))" }
     }
@@ -49,6 +51,8 @@ enum FFprobe {
         var streams: [Stream]
         /// Format (container) duration in seconds; nil when ffprobe says N/A.
         var duration: Double?
+        /// Chapters ffprobe read (from `tref/chap` text tracks or Nero `chpl`).
+        var chapterCount = 0
 
         func stream(track id: UInt32) -> Stream? { streams.first { $0.trackID == id } }
     }
@@ -56,12 +60,12 @@ enum FFprobe {
     /// Runs `ffprobe -show_streams -show_format` (and `-show_packets -show_data_hash sha256` when
     /// `packets`) on `path`. Throws when ffprobe is missing or fails (exit status and its message).
     static func probe(_ path: String, packets: Bool = true) throws -> Report {
-        var arguments = ["-v", "error", "-of", "json=c=1", "-show_streams", "-show_format"]
+        var arguments = ["-v", "error", "-of", "json=c=1", "-show_streams", "-show_format", "-show_chapters"]
         if packets { arguments += ["-show_packets", "-show_data_hash", "sha256"] }
         let result = try XCTUnwrap(runTool("ffprobe", arguments + [path]), "ffprobe is installed by scripts/setup.sh")
         guard result.code == 0 else { throw ProbeError(message: "ffprobe exited \(result.code) on \(path)") }
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any], "ffprobe printed no JSON for \(path)")
-        var streams = (json["streams"] as? [[String: Any]] ?? []).map(stream(from:))
+        var streams = (json["streams"] as? [[String: Any]] ?? []).map { stream(from: $0, path: path) }
         for packet in json["packets"] as? [[String: Any]] ?? [] {
             guard let index = integer(packet["stream_index"]), let position = streams.firstIndex(where: { $0.index == index }) else { continue }
             let flags = packet["flags"] as? String ?? ""
@@ -71,7 +75,7 @@ enum FFprobe {
                                                     hash: packet["data_hash"] as? String ?? ""))
         }
         let format = json["format"] as? [String: Any]
-        return Report(streams: streams, duration: double(format?["duration"]))
+        return Report(streams: streams, duration: double(format?["duration"]), chapterCount: (json["chapters"] as? [Any])?.count ?? 0)
     }
 
     /// nil when the packet lists are equal; otherwise what differs, naming the first differing
@@ -88,13 +92,47 @@ enum FFprobe {
     }
 
     /// nil when `a` and `b` (a matched pair of tracks) are the same stream: codec, time base and
-    /// every packet; otherwise what differs.
+    /// every packet; otherwise what differs. What ffprobe derives rather than reads is left out:
+    /// - the last packet's duration: the mov demuxer sets each duration to next dts − dts and the
+    ///   last one to the stream duration − dts, and the stream duration of a stream it cannot decode
+    ///   (tmcd, gpmd, mebx) depends on how far probing read and on the movie duration;
+    /// - packet boundaries of raw PCM: the demuxer groups PCM samples by chunk, so the packets follow
+    ///   the chunking; compared as one stream (bytes, first times, SHA-256 of all packet data);
+    /// - `ipcm`/`fpcm` bytes: FFmpeg 5.1 reads them with the sample entry's 16-bit size, ignoring
+    ///   `pcmC`, so its packets do not cover the samples: only codec, sample count and times compare.
     static func difference(_ a: Stream, _ b: Stream) -> String? {
         if a.codecType != b.codecType || a.codecTag != b.codecTag || a.codecName != b.codecName {
             return "codec \(a.codecType) \(a.codecTag) \(a.codecName) ≠ \(b.codecType) \(b.codecTag) \(b.codecName)"
         }
         if a.timeBase != b.timeBase { return "time base \(a.timeBase) ≠ \(b.timeBase)" }
-        return difference(a.packets, b.packets)
+        if ["ipcm", "fpcm"].contains(a.codecTag) {
+            if a.frameCount != b.frameCount { return "\(a.frameCount ?? 0) samples ≠ \(b.frameCount ?? 0) samples" }
+            return a.packets.first?.dts == b.packets.first?.dts ? nil : "first dts \(a.packets.first?.dts ?? 0) ≠ \(b.packets.first?.dts ?? 0)"
+        }
+        if a.codecName.hasPrefix("pcm_") { return pcmDifference(a, b) }
+        return difference(lastDurationLeftOut(a.packets), lastDurationLeftOut(b.packets))
+    }
+
+    private static func lastDurationLeftOut(_ packets: [Packet]) -> [Packet] {
+        var packets = packets
+        if !packets.isEmpty { packets[packets.count - 1].duration = nil }
+        return packets
+    }
+
+    private static func pcmDifference(_ a: Stream, _ b: Stream) -> String? {
+        let bytes = (a.packets.reduce(0) { $0 + $1.size }, b.packets.reduce(0) { $0 + $1.size })
+        if bytes.0 != bytes.1 { return "PCM: \(bytes.0) bytes ≠ \(bytes.1) bytes" }
+        if let x = a.packets.first, let y = b.packets.first, x.pts != y.pts || x.dts != y.dts { return "PCM: first packet \(x) ≠ \(y)" }
+        let hashes = (streamHash(a), streamHash(b))
+        return hashes.0 == hashes.1 && hashes.0 != nil ? nil : "PCM: stream data \(hashes.0 ?? "unreadable") ≠ \(hashes.1 ?? "unreadable")"
+    }
+
+    /// SHA-256 of the concatenated packet data of one stream (`ffmpeg -c copy -f hash`).
+    static func streamHash(_ stream: Stream) -> String? {
+        let result = runTool("ffmpeg", ["-v", "error", "-nostdin", "-i", stream.path, "-map", "0:\(stream.index)", "-c", "copy",
+                                        "-f", "hash", "-hash", "sha256", "-"])
+        guard let result, result.code == 0 else { return nil }
+        return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Fails with a readable diff (the first differing packet) unless the two streams agree.
@@ -105,13 +143,13 @@ enum FFprobe {
         }
     }
 
-    private static func stream(from object: [String: Any]) -> Stream {
+    private static func stream(from object: [String: Any], path: String) -> Stream {
         let id = (object["id"] as? String).flatMap { $0.hasPrefix("0x") ? UInt32($0.dropFirst(2), radix: 16) : UInt32($0) }
         return Stream(index: integer(object["index"]) ?? -1, trackID: id,
                       codecType: object["codec_type"] as? String ?? "?", codecName: object["codec_name"] as? String ?? "none",
                       codecTag: object["codec_tag_string"] as? String ?? "?", timeBase: object["time_base"] as? String ?? "?",
                       channels: integer(object["channels"]), sampleRate: integer(object["sample_rate"]),
-                      duration: double(object["duration"]), frameCount: integer(object["nb_frames"]))
+                      duration: double(object["duration"]), frameCount: integer(object["nb_frames"]), path: path)
     }
 }
 

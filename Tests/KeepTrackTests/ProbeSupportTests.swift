@@ -90,4 +90,37 @@ final class ProbeSupportTests: XCTestCase {
         shortened[1].duration = (shortened[1].duration ?? 0) - 0.5
         XCTAssertNotNil(MediaInfo.difference(info, shortened, tolerance: 0.1))
     }
+
+    /// The comparison leaves out what ffprobe derives: the last packet's duration (stream duration
+    /// − dts), and PCM packet boundaries (chunks) — PCM compares as one stream of bytes.
+    func testComparisonRulesForDerivedValues() throws {
+        let folder = TemporaryFolder()
+        let path = try Self.ffmpegMovie(in: folder)
+        let video = try XCTUnwrap(FFprobe.probe(path).streams.first)
+        var changed = video
+        changed.packets[changed.packets.count - 1].duration = 1
+        XCTAssertNil(FFprobe.difference(video, changed), "the last packet's duration is ffprobe's estimate")
+        changed.packets[3].duration = (changed.packets[3].duration ?? 0) + 1
+        XCTAssertNotNil(FFprobe.difference(video, changed))
+
+        let pcm = folder.path("pcm.mov")
+        let ffmpeg = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-i", path, "-map", "0:v", "-map", "0:a:0",
+                                                      "-c:v", "copy", "-c:a", "pcm_s16le", pcm]))
+        XCTAssertEqual(ffmpeg.code, 0, ffmpeg.out)
+        let remuxed = folder.path("pcm-remuxed.mov")
+        XCTAssertEqual(runCLI(["remux", pcm, remuxed]).code, 0)
+        let before = try XCTUnwrap(FFprobe.probe(pcm).stream(track: 2))
+        let after = try XCTUnwrap(FFprobe.probe(remuxed).stream(track: 2))
+        XCTAssertEqual(before.codecName, "pcm_s16le")
+        XCTAssertNil(FFprobe.difference(before, after))
+        XCTAssertNotNil(FFprobe.streamHash(before))
+
+        var bytes = try fileBytes(remuxed)
+        let sample = try XCTUnwrap(Array(XCTUnwrap(Movie.open(path: remuxed).track(id: 2)).sampleTable.samples.prefix(2000)).last)
+        bytes[Int(sample.offset)] ^= 0x01
+        let damaged = folder.path("pcm-damaged.mov")
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let difference = try XCTUnwrap(FFprobe.difference(before, try XCTUnwrap(FFprobe.probe(damaged).stream(track: 2))))
+        XCTAssertTrue(difference.hasPrefix("PCM: stream data"), difference)
+    }
 }
