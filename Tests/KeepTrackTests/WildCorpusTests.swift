@@ -71,7 +71,13 @@ final class WildCorpusTests: XCTestCase {
         let folder = try RealFixtures.require(Self.folder.path)
         let files = try Self.files(in: folder)
         XCTAssertGreaterThanOrEqual(files.count, 38, "the wild corpus has at least 38 movies")
-        _ = try ChildProcess.binary()
+        Self.check(folder: folder, files: files, mustSucceed: Self.mustSucceed, knownSilentLoss: Self.knownSilentLoss, name: "wild corpus")
+    }
+
+    /// Runs every command on every file (in parallel) and asserts the invariant and both tables.
+    static func check(folder: String, files: [String], mustSucceed: [String: Set<String>], knownSilentLoss: [String: [String: String]],
+                      name: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNoThrow(try ChildProcess.binary(), file: file, line: line)
         let collected = Collected()
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             collected.add(WildFileRun(folder: folder, file: files[index]).run())
@@ -84,34 +90,35 @@ final class WildCorpusTests: XCTestCase {
             switch outcome.verdict {
             case .verified, .refused: break
             case .broken(let why):
-                XCTFail("\(outcome.file) \(outcome.command): \(why)")
+                XCTFail("\(outcome.file) \(outcome.command): \(why)", file: file, line: line)
             case .silentlyWrong(let why):
                 seenSilent[outcome.file, default: []].insert(outcome.family)
-                if Self.knownSilentLoss[outcome.file]?[outcome.family] == nil {
-                    XCTFail("\(outcome.file) \(outcome.command): exit \(outcome.code) but \(why)")
+                if knownSilentLoss[outcome.file]?[outcome.family] == nil {
+                    XCTFail("\(outcome.file) \(outcome.command): exit \(outcome.code) but \(why)", file: file, line: line)
                 }
             }
         }
         // Known silent losses must still reproduce: a fixed one must leave the list.
-        for (file, commands) in Self.knownSilentLoss where files.contains(file) {
-            for (command, what) in commands where !(seenSilent[file]?.contains(command) ?? false) {
-                XCTFail("\(file) \(command) no longer loses silently (\(what)): remove it from knownSilentLoss and add the file to mustSucceed")
+        for (path, commands) in knownSilentLoss where files.contains(path) {
+            for (command, what) in commands where !(seenSilent[path]?.contains(command) ?? false) {
+                XCTFail("\(path) \(command) no longer loses silently (\(what)): remove it from knownSilentLoss and add the file to mustSucceed",
+                        file: file, line: line)
             }
         }
         // What must succeed does.
-        for (file, commands) in Self.mustSucceed {
-            XCTAssertTrue(files.contains(file), "\(file) listed in mustSucceed is not in the corpus")
+        for (path, commands) in mustSucceed {
+            XCTAssertTrue(files.contains(path), "\(path) listed in mustSucceed is not in the corpus", file: file, line: line)
             for command in commands {
-                let runs = outcomes.filter { $0.file == file && $0.family == command }
-                XCTAssertFalse(runs.isEmpty, "\(file) \(command): not run")
+                let runs = outcomes.filter { $0.file == path && $0.family == command }
+                XCTAssertFalse(runs.isEmpty, "\(path) \(command): not run", file: file, line: line)
                 for run in runs where !run.isSuccess {
-                    XCTFail("\(file) \(command) must succeed: exit \(run.code), \(run.summary)")
+                    XCTFail("\(path) \(command) must succeed: exit \(run.code), \(run.summary)", file: file, line: line)
                 }
             }
         }
         // What was not plainly confirmed, for the log; then the totals.
         print(outcomes.filter { !$0.isSuccess }.map(\.line).joined(separator: "\n"))
-        print("wild corpus: \(files.count) files, \(outcomes.count) runs, \(outcomes.filter(\.isSuccess).count) confirmed")
+        print("\(name): \(files.count) files, \(outcomes.count) runs, \(outcomes.filter(\.isSuccess).count) confirmed")
     }
 
     /// Every regular file under the folder but the provenance notes, relative paths, sorted.
