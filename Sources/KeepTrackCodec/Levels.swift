@@ -13,6 +13,15 @@ public struct MovieLevels: Sendable {
         /// nil when not decodable here (`note` says why); never silence instead.
         public var levels: AudioLevels?
         public var note: String?
+        /// Packets the decoder rejected, left out of `levels`.
+        public var skippedPackets: [SkippedPacket] = []
+
+        /// What the levels leave out, for the note in text and JSON.
+        public var skippedNote: String? {
+            guard let first = skippedPackets.first else { return nil }
+            let count = skippedPackets.count
+            return "left out \(count) packet\(count == 1 ? "" : "s") the decoder rejects" + (count == 1 ? "" : ", the first") + ": " + first.reason
+        }
     }
 
     public var name: String
@@ -82,7 +91,9 @@ public enum LevelsAnalyzer {
             guard let stream = streams[track.id] else { continue }
             if !mixing || !track.isEnabled { try stream.drain() }
             results[track.id]?.levels = stream.meter?.levels
-            if stream.meter == nil { results[track.id]?.note = "no audio decoded" }
+            results[track.id]?.skippedPackets = stream.skipped
+            if stream.meter == nil { results[track.id]?.note = "no audio decoded" + (stream.skipped.isEmpty ? "" : " (the decoder rejects every packet)") }
+            if stream.meter != nil, let note = results[track.id]?.skippedNote { results[track.id]?.note = note }
         }
         if !mixing, let only = mixed.first {
             if only.meter?.channels == 2 {
@@ -129,6 +140,12 @@ extension MovieLevels {
                 pairs.append(("decodable", .bool(track.levels != nil)))
                 if let levels = track.levels { pairs.append(("levels", levels.json)) }
                 if let note = track.note { pairs.append(("note", .string(note))) }
+                if !track.skippedPackets.isEmpty {
+                    pairs.append(("skippedPackets", .array(track.skippedPackets.map { packet in
+                        .object([("packet", .int(Int64(packet.packet))), ("bytes", .int(Int64(packet.bytes))),
+                                 ("offset", .int(Int64(packet.offset))), ("reason", .string(packet.reason))])
+                    })))
+                }
                 return .object(pairs)
             })),
             ("enabledMix", .object([
@@ -159,6 +176,12 @@ extension MovieLevels {
         lines.append("  mix = what a simple player plays: the enabled audio tracks summed, downmixed to stereo.")
         for track in tracks where track.levels == nil {
             lines.append("  track \(track.id): \(track.note ?? "not decodable here")" + (track.enabled ? " — left out of the mix, so the mix is incomplete" : ""))
+        }
+        for track in tracks where track.levels != nil && !track.skippedPackets.isEmpty {
+            let count = track.skippedPackets.count
+            lines.append("  note: track \(track.id): \(count) packet\(count == 1 ? "" : "s") the decoder rejects \(count == 1 ? "is" : "are") left out of its levels:")
+            for packet in track.skippedPackets.prefix(5) { lines.append("    \(packet.reason)") }
+            if count > 5 { lines.append("    … \(count - 5) more (all of them in --json)") }
         }
         for group in groupsPlayingSeveral {
             lines.append("  warning: alternate group \(group) has several enabled audio tracks; players mix them (echo, louder)")

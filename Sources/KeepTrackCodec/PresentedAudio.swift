@@ -43,6 +43,15 @@ public struct EditTimeline: Sendable, Equatable {
     }
 }
 
+/// A packet the decoder rejected: 1-based sample number, size, file offset and the decoder's
+/// message (which names the codec, the packet and its offset).
+public struct SkippedPacket: Sendable, Equatable {
+    public var packet: Int
+    public var bytes: Int
+    public var offset: UInt64
+    public var reason: String
+}
+
 /// Decodes one audio track and yields exactly its presented frames (edit list applied), measuring
 /// them on the way and, when asked, converting them to stereo at the mix rate for the enabled mix.
 final class PresentedAudioStream {
@@ -64,6 +73,10 @@ final class PresentedAudioStream {
     var segmentStart = 0
     var segmentEnd: Int?
     var emittedLeadingSilence = false
+    /// Packets the decoder rejected, left out of the measurement (in decode order).
+    private(set) var skipped: [SkippedPacket] = []
+    /// Decode time of the first packet of the run being skipped, to keep later media positions in place.
+    var skippedSince: Int64?
 
     init(track: Track, source: ByteSource, mixRate: Int?) throws {
         self.track = track
@@ -99,11 +112,21 @@ final class PresentedAudioStream {
 
     func step() throws {
         if let packet = try packets.nextPacket() {
+            if let since = skippedSince {
+                // The frames the skipped packets would have produced: later media keeps its position.
+                let rate = Double(meter?.sampleRate ?? Int(track.audio?.sampleRate ?? 0))
+                let timescale = Double(max(track.mediaHeader.timescale, 1))
+                mediaPosition += Int((Double(packet.decodeTime - since) * rate / timescale).rounded())
+                skippedSince = nil
+            }
             do {
                 try decoder.decode(packet) { try present($0) }
             } catch CodecError.decodeFailed(let reason) {
-                // Bad media data is malformed input: name the track's sample table and the packet's offset.
-                throw KeepTrackError.malformed(path: track.path + "/mdia/minf/stbl", offset: packet.offset, reason: reason)
+                // A packet the decoder rejects is left out and named, as players and ffmpeg do; the
+                // rest of the track is still measured (a file of nothing but such packets measures
+                // nothing, which the result says).
+                skipped.append(SkippedPacket(packet: packet.index + 1, bytes: packet.bytes.count, offset: packet.offset, reason: reason))
+                if skippedSince == nil { skippedSince = packet.decodeTime }
             }
         } else {
             try decoder.finish { try present($0) }

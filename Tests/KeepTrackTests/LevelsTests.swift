@@ -21,7 +21,7 @@ final class LevelsTests: XCTestCase {
     }
 
     /// ffmpeg's own measurement of the first audio stream: astats overall RMS/peak and ebur128 integrated loudness.
-    func ffmpegLevels(_ path: String) throws -> (rms: Double, peak: Double, lufs: Double) {
+    static func ffmpegLevels(_ path: String) throws -> (rms: Double, peak: Double, lufs: Double) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments = ["-hide_banner", "-nostats", "-i", path, "-map", "0:a:0", "-af", "astats=measure_perchannel=none,ebur128", "-f", "null", "-"]
@@ -52,7 +52,7 @@ final class LevelsTests: XCTestCase {
             XCTAssertEqual(track.frames, 144_000, name)
             XCTAssertEqual(levels.enabledMix?.rmsDBFS ?? 0, -23.0103, accuracy: 0.01, name)
             // BS.1770 K-weighting adds ~+0.7 dB at 1 kHz; two channels add +3 dB: stay within a loose band.
-            XCTAssertEqual(track.integratedLUFS, try ffmpegLevels(path).lufs, accuracy: 0.1, name)
+            XCTAssertEqual(track.integratedLUFS, try Self.ffmpegLevels(path).lufs, accuracy: 0.1, name)
         }
     }
 
@@ -89,7 +89,7 @@ final class LevelsTests: XCTestCase {
             let levels = try XCTUnwrap(try LevelsAnalyzer.measure(movie, name: name).tracks.first?.levels)
             XCTAssertEqual(levels.frames, 144_000, "exactly the presented 3 s, priming skipped")
             XCTAssertEqual(levels.rmsDBFS, -23.01, accuracy: 0.05, name)
-            let reference = try ffmpegLevels(path)
+            let reference = try Self.ffmpegLevels(path)
             XCTAssertEqual(levels.rmsDBFS, reference.rms, accuracy: 0.1, name)
             XCTAssertEqual(levels.peakDBFS, reference.peak, accuracy: 0.1, name)
             XCTAssertEqual(levels.integratedLUFS, reference.lufs, accuracy: 0.1, name)
@@ -101,7 +101,7 @@ final class LevelsTests: XCTestCase {
         let levels = try LevelsAnalyzer.measure(path: path)
         let aac = try XCTUnwrap(levels.tracks.first { $0.format == "mp4a" })
         let measured = try XCTUnwrap(aac.levels)
-        let reference = try ffmpegLevels(path)
+        let reference = try Self.ffmpegLevels(path)
         XCTAssertEqual(measured.rmsDBFS, reference.rms, accuracy: 0.1)
         XCTAssertEqual(measured.peakDBFS, reference.peak, accuracy: 0.1)
         XCTAssertEqual(measured.integratedLUFS, reference.lufs, accuracy: 0.1)
@@ -178,7 +178,7 @@ final class LevelsTests: XCTestCase {
             XCTAssertEqual(measured.frames, 96_000)
         }
         XCTAssertEqual(try XCTUnwrap(levels.enabledMix?.rmsDBFS), -23.01 + 6.02, accuracy: 0.1)
-        XCTAssertEqual(try ffmpegLevels(path).rms, -23.01, accuracy: 0.05, "ffmpeg decodes our AAC track too")
+        XCTAssertEqual(try Self.ffmpegLevels(path).rms, -23.01, accuracy: 0.05, "ffmpeg decodes our AAC track too")
     }
 
     func testCorruptAACIsMalformedInputNamingTheSample() throws {

@@ -122,6 +122,35 @@ final class MalformedInputTests: XCTestCase {
         try add("elst entry count lying", expected: "moov/trak/edts/elst", at: "moov/trak/edts/elst") { movie in
             try movie.setField("moov/trak/edts/elst", at: 4, 0x0FFF_FFFF, width: 4)
         }
+        // An external data reference: the media is in another file, which the message names.
+        try add("external data reference (url )", variant: "mp4", expected: "moov/trak/mdia/minf/dinf/dref/url ", at: "moov/trak/mdia/minf/dinf/dref",
+                reason: "media data is in another file, 'file:///Volumes/Media/clip-video.mp4'") { movie in
+            try movie.rebuild("moov/trak/mdia/minf/dinf/dref") { dref in
+                dref.modifyChildren { $0[0] = Box(type: "url ", bytes: [0, 0, 0, 0] + Array("file:///Volumes/Media/clip-video.mp4".utf8) + [0]) }
+            }
+        }
+        try add("external data reference (alis)", expected: "moov/trak[2]/mdia/minf/dinf/dref/alis", at: "moov/trak[2]/mdia/minf/dinf/dref",
+                reason: "media data is in another file, 'A001_C002_audio.mov'") { movie in
+            // A QuickTime alias record: its file name is a Pascal string at byte 50.
+            var record = [UInt8](repeating: 0, count: 150)
+            let name = Array("A001_C002_audio.mov".utf8)
+            record[4] = 0; record[5] = 150; record[7] = 2
+            record[50] = UInt8(name.count)
+            record.replaceSubrange(51..<51 + name.count, with: name)
+            try movie.rebuild("moov/trak[2]/mdia/minf/dinf/dref") { dref in
+                dref.modifyChildren { $0[0] = Box(type: "alis", bytes: [0, 0, 0, 0] + record) }
+            }
+        }
+        // A compressed movie header: moov holds only cmov (dcom names the compressor, cmvd the data).
+        try add("compressed movie header", expected: "moov/cmov", at: "moov", reason: "compressed movie header (cmov) is not supported") { movie in
+            try movie.rebuild("moov") { moov in
+                var compressed = ByteWriter()
+                compressed.u32(4096) // uncompressed size
+                compressed.append([0x78, 0x9C] + [UInt8](repeating: 0x55, count: 200))
+                moov.modifyChildren { $0 = [Box(type: "cmov", children: [Box(type: "dcom", bytes: FourCC("zlib").bytes),
+                                                                         Box(type: "cmvd", bytes: compressed.bytes)])] }
+            }
+        }
         try add("stss sample number outside the track", expected: "moov/trak/\(stbl)/stss", at: "moov/trak/\(stbl)/stss") { movie in
             try movie.setField("moov/trak/\(stbl)/stss", at: 8, 0xFFFF_FFF0, width: 4)
         }

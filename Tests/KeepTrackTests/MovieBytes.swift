@@ -54,6 +54,31 @@ struct MovieBytes {
 
     mutating func truncate(to length: UInt64) { bytes.removeLast(bytes.count - Int(length)) }
 
+    /// Rebuilds the file from its box tree after `change` touches the box at `path` (as `box(_:)`
+    /// names it: `moov/trak[2]/mdia`). Box sizes follow; chunk offsets do not, so use it on
+    /// variants whose moov comes after mdat.
+    mutating func rebuild(_ path: String, _ change: (inout Box) throws -> Void) throws {
+        func modify(_ boxes: inout [Box], _ components: ArraySlice<Substring>) throws {
+            guard let component = components.first else { return }
+            var name = component, number = 1
+            if let open = component.firstIndex(of: "[") {
+                name = component[..<open]
+                number = Int(component[component.index(after: open)..<component.index(before: component.endIndex)]) ?? 1
+            }
+            let matches = boxes.indices.filter { boxes[$0].type == FourCC(String(name)) }
+            guard matches.count >= number else { throw XCTSkip("no box \(path) in this movie") }
+            let index = matches[number - 1]
+            if components.count == 1 { return try change(&boxes[index]) }
+            try boxes[index].modifyChildren { try modify(&$0, components.dropFirst()) }
+        }
+        var tree = boxes
+        try modify(&tree, path.split(separator: "/")[...])
+        let source = MemoryByteSource(bytes)
+        var writer = ByteWriter()
+        for box in tree { try box.write(to: &writer, source: source) }
+        self = try MovieBytes(bytes: writer.bytes)
+    }
+
     func write(to path: String) throws -> String {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path

@@ -24,9 +24,14 @@ public enum BoxParser {
                 throw KeepTrackError.malformed(path: "", offset: offset, reason: "\(remaining) stray bytes at the end of the file, too few for a box header")
             }
             let head = Array(try reader.read(at: offset, count: Int(min(remaining, 32))))
-            let header: Header
+            var header: Header
             do {
-                header = try parseHeader(head, available: remaining, offset: offset, path: "", topLevel: true)
+                // A last mdat that claims bytes past the end (a writer that did not finish its size, or
+                // counted a few bytes twice) is read as what is there, as players do; `Movie` says so
+                // (`shortMediaData`) and a sample beyond the end is still malformed input.
+                let isMediaData = FourCC(bytes: head[4..<8]) == "mdat"
+                header = try parseHeader(head, available: isMediaData ? UInt64.max : remaining, offset: offset, path: "", topLevel: true)
+                if isMediaData, header.form == .toEnd || header.size > remaining { header.size = remaining }
             } catch {
                 // A first "box" that is not one means the file is something else (text, an image, ...):
                 // say so instead of naming four bytes of it as a box type.
@@ -57,6 +62,16 @@ public enum BoxParser {
             }
         }
         return boxes
+    }
+
+    /// The last top-level box when it is an `mdat` whose header claims more bytes than the file holds:
+    /// the size it declares (the box itself holds what is there).
+    public static func shortMediaData(_ boxes: [Box], source: ByteSource) -> (box: Box, declaredSize: UInt64)? {
+        guard let last = boxes.last, last.type == "mdat", case .external = last.content, last.headerForm != .toEnd,
+              let head = try? source.read(at: last.offset, count: last.headerForm == .large ? 16 : 8) else { return nil }
+        let declared = last.headerForm == .large ? head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                                                 : head[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return declared > last.size ? (last, declared) : nil
     }
 
     /// Reads the top level through a 64 KiB window, so a file of many small boxes costs few reads.

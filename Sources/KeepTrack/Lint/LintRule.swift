@@ -28,9 +28,14 @@ public struct LintRule: Sendable, Equatable {
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
+    public static let mediaDataPastEnd = LintRule(id: "mdat-past-end-of-file", severity: .warning,
+        explanation: "The last mdat claims bytes past the end of the file (a writer that did not finish its size). Every sample lies inside the file, so players and keeptrack read it; a written copy has the right size.")
+    public static let movieTimescaleMissing = LintRule(id: "movie-timescale-missing", severity: .warning,
+        explanation: "The movie has no mvhd, or its time scale is 0: movie-time durations (tkhd, elst) mean nothing. Read with the largest media time scale (1000 without tracks) and durations from the samples; a written copy gets a valid mvhd.")
+
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
-                                         danglingReference, mixedKinds, missingSampleDescription, malformed]
+                                         danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing, malformed]
 }
 
 /// One problem found in one movie.

@@ -35,6 +35,13 @@ public enum Linter {
             findings.append(LintFinding(rule: .missingSampleDescription, trackIDs: [track.id],
                 message: "track \(track.id) (\(track.kind.rawValue)) has \(track.sampleTable.sampleCount) samples but no sample description"))
         }
+        for tolerance in movie.tolerated {
+            let rule: LintRule = switch tolerance.kind {
+            case .mediaDataPastEnd: .mediaDataPastEnd
+            case .movieTimescaleMissing: .movieTimescaleMissing
+            }
+            findings.append(LintFinding(rule: rule, message: "\(tolerance.path) at byte \(tolerance.offset): \(tolerance.message)"))
+        }
         for track in movie.tracks {
             for reference in track.references {
                 let missing = reference.trackIDs.filter { !ids.contains($0) }

@@ -4,10 +4,35 @@ public struct Movie: Sendable {
     public let source: ByteSource
     public var boxes: [Box]
     public let fileType: FileTypeBox?
-    public let header: MovieHeaderBox
+    /// The movie header; when the file has none (or its time scale is 0), one with the fallback
+    /// time scale (see `tolerated`).
+    public private(set) var header: MovieHeaderBox
     public var tracks: [Track]
     /// Movie-level QuickTime metadata (`moov/meta` keys and values), in file order.
     public let metadata: [(key: String, value: String)]
+    /// What the file gets wrong that players accept and this reader accepts too; `lint` reports each.
+    public private(set) var tolerated: [Tolerance] = []
+
+    /// A departure from the format that is read anyway, with where it is.
+    public struct Tolerance: Sendable, Equatable {
+        public enum Kind: String, Sendable {
+            /// The last mdat claims bytes past the end of the file; every sample lies inside it.
+            case mediaDataPastEnd
+            /// No mvhd, or its time scale is 0: movie time is read with `Movie.fallbackTimescale`.
+            case movieTimescaleMissing
+        }
+        public var kind: Kind
+        public var path: String
+        public var offset: UInt64
+        public var message: String
+    }
+
+    /// The movie time scale used when mvhd is absent or says 0: the largest media time scale (so no
+    /// track's media time rounds away), or 1000 when no track has one. Track durations then come
+    /// from the samples, since tkhd's are in a scale nobody knows.
+    public static func fallbackTimescale(mediaTimescales: [UInt32]) -> UInt32 {
+        mediaTimescales.max().flatMap { $0 > 0 ? $0 : nil } ?? 1000
+    }
 
     public static func open(path: String) throws -> Movie {
         try Movie(source: FileByteSource(path: path))
@@ -21,30 +46,103 @@ public struct Movie: Sendable {
             let types = boxes.prefix(8).map(\.type.description).joined(separator: ", ")
             throw KeepTrackError.malformed(path: "", offset: 0, reason: "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))")
         }
-        guard let mvhdBox = moov.first("mvhd") else {
-            throw KeepTrackError.malformed(path: "moov", offset: moov.offset, reason: "movie has no mvhd")
+        if let cmov = moov.first("cmov") {
+            throw KeepTrackError.malformed(path: "moov/cmov", offset: cmov.offset,
+                reason: "compressed movie header (cmov) is not supported: the movie's boxes are compressed inside it (decompress it first, e.g. by saving a copy with a QuickTime-compatible tool)")
         }
-        let version = mvhdBox.payload.first ?? 0
-        if mvhdBox.payload.count < (version == 1 ? 108 : 96) {
-            throw KeepTrackError.malformed(path: "moov/mvhd", offset: mvhdBox.offset, reason: "is \(mvhdBox.payload.count) bytes, too short for version \(version)")
+        var tolerated: [Tolerance] = []
+        let mvhdBox = moov.first("mvhd")
+        if let mvhdBox {
+            let version = mvhdBox.payload.first ?? 0
+            if mvhdBox.payload.count < (version == 1 ? 108 : 96) {
+                throw KeepTrackError.malformed(path: "moov/mvhd", offset: mvhdBox.offset, reason: "is \(mvhdBox.payload.count) bytes, too short for version \(version)")
+            }
         }
-        header = try MovieHeaderBox(box: mvhdBox, path: "moov/mvhd")
+        var header = try mvhdBox.map { try MovieHeaderBox(box: $0, path: "moov/mvhd") } ?? MovieHeaderBox()
+        let timescaleKnown = mvhdBox != nil && header.timescale > 0
+        if !timescaleKnown {
+            let scales = try moov.all("trak").map { trak in
+                try trak.find(["mdia", "mdhd"]).map { try MediaHeaderBox(box: $0).timescale } ?? 0
+            }
+            header.timescale = Self.fallbackTimescale(mediaTimescales: scales)
+            tolerated.append(Tolerance(kind: .movieTimescaleMissing, path: mvhdBox == nil ? "moov" : "moov/mvhd", offset: mvhdBox?.offset ?? moov.offset,
+                message: (mvhdBox == nil ? "movie has no mvhd" : "mvhd time scale is 0") + ": movie time read with a time scale of \(header.timescale) (the largest media time scale), durations from the samples"))
+        }
         var tracks: [Track] = []
         var seen: Set<UInt32> = []
+        let shortMediaData = BoxParser.shortMediaData(boxes, source: source)
         for (index, trak) in moov.all("trak").enumerated() {
-            let track = try Track(box: trak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale)
+            let track = try Track(box: trak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
+                                  movieTimescaleKnown: timescaleKnown)
             guard track.id != 0 else {
                 throw KeepTrackError.malformed(path: track.path + "/tkhd", offset: trak.offset, reason: "track id 0 is not allowed")
             }
             guard seen.insert(track.id).inserted else {
                 throw KeepTrackError.malformed(path: track.path + "/tkhd", offset: trak.offset, reason: "track id \(track.id) is used twice")
             }
-            try track.sampleTable.validate(fileSize: source.size, path: track.path + "/mdia/minf/stbl", offset: trak.offset)
+            try Self.checkDataIsInThisFile(track)
+            do {
+                try track.sampleTable.validate(fileSize: source.size, path: track.path + "/mdia/minf/stbl", offset: trak.offset)
+            } catch KeepTrackError.malformed(_, _, let reason) where shortMediaData != nil {
+                // The file is cut short inside its last mdat, and samples are in the missing part.
+                let (mdat, declared) = shortMediaData!
+                throw KeepTrackError.malformed(path: "mdat", offset: mdat.offset,
+                    reason: "box claims \(declared) bytes but only \(mdat.size) remain in the file, and track \(track.id) has samples in the missing part: \(reason)")
+            }
             tracks.append(track)
         }
         try Self.checkChunksDoNotOverlap(tracks)
+        if let (mdat, declared) = shortMediaData {
+            tolerated.append(Tolerance(kind: .mediaDataPastEnd, path: "mdat", offset: mdat.offset,
+                message: "mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; every sample lies inside the file"))
+        }
+        self.header = header
         self.tracks = tracks
         metadata = Self.readMetadata(moov.first("meta"))
+        self.tolerated = tolerated
+        if mvhdBox == nil || !timescaleKnown { installMovieHeader(mvhdBox) }
+    }
+
+    /// Puts the fallback header in the model's moov, with the duration of the longest track, so
+    /// that every written copy has a valid mvhd (the input file is never touched).
+    mutating func installMovieHeader(_ original: Box?) {
+        var mvhd = header
+        let longest = tracks.compactMap(\.duration).max() ?? 0
+        mvhd.duration = UInt64((longest * Double(mvhd.timescale)).rounded())
+        if mvhd.duration > UInt64(UInt32.max) { mvhd.header.version = 1 }
+        if original == nil { mvhd.nextTrackID = (tracks.map(\.id).max() ?? 0) + 1 }
+        header = mvhd
+        guard let index = boxes.firstIndex(where: { $0.type == "moov" }) else { return }
+        var encoded = mvhd.encoded()
+        if let original, original.payload.count > encoded.count, original.payload.first == mvhd.header.version {
+            encoded += original.payload.dropFirst(encoded.count) // bytes after the fields stay
+        }
+        let box = Box(type: "mvhd", content: .bytes(encoded), offset: original?.offset ?? 0)
+        boxes[index].modifyChildren { children in
+            if let position = children.firstIndex(where: { $0.type == "mvhd" }) { children[position] = box } else { children.insert(box, at: 0) }
+        }
+    }
+
+    /// A track whose samples are described as being in another file (a `dref` entry without the
+    /// self-contained flag) cannot be read from this one: refuse, naming the file it points to.
+    static func checkDataIsInThisFile(_ track: Track) throws {
+        guard track.sampleTable.sampleCount > 0, let dref = track.box.find(["mdia", "minf", "dinf", "dref"]) else { return }
+        let entries = dref.children
+        let triples = track.sampleTable.sampleToChunk
+        var used = Set(stride(from: 2, to: triples.count, by: 3).map { Int(triples[$0]) })
+        if used.isEmpty { used = [1] }
+        for description in used.sorted() where description >= 1 && description <= track.sampleEntries.count {
+            let entry = track.sampleEntries[description - 1]
+            guard entry.payload.count >= 8 else { continue }
+            let reference = Int(entry.payload[6]) << 8 | Int(entry.payload[7])
+            guard reference >= 1, reference <= entries.count else { continue }
+            let dataEntry = entries[reference - 1]
+            guard let view = try? DataEntryBox(box: dataEntry), !view.isSelfContained else { continue }
+            let path = track.path + "/mdia/minf/dinf/dref/" + dataEntry.type.description
+            let named = view.locationText(type: dataEntry.type).map { "'\($0)'" } ?? "a file it does not name"
+            throw KeepTrackError.malformed(path: path, offset: dataEntry.offset,
+                reason: "track \(track.id)'s media data is in another file, \(named) (data reference \(reference) is not self-contained): external data references are not supported")
+        }
     }
 
     /// No byte of the file may belong to two chunks (of one track or of two): no writer produces that,

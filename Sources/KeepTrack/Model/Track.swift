@@ -54,11 +54,15 @@ public struct Track: Sendable {
     public let sampleTable: SampleTable
     /// The movie's time scale, for durations in seconds.
     public let movieTimescale: UInt32
+    /// False when `movieTimescale` is a fallback (no mvhd, or its time scale is 0): tkhd and elst
+    /// durations are then in a scale nobody knows.
+    public let movieTimescaleKnown: Bool
 
-    public init(box: Box, path: String, movieTimescale: UInt32) throws {
+    public init(box: Box, path: String, movieTimescale: UInt32, movieTimescaleKnown: Bool = true) throws {
         self.box = box
         self.path = path
         self.movieTimescale = movieTimescale
+        self.movieTimescaleKnown = movieTimescaleKnown
         func need(_ child: Box?, _ name: String) throws -> Box {
             guard let child else { throw KeepTrackError.malformed(path: path, offset: box.offset, reason: "track has no \(name)") }
             return child
@@ -105,10 +109,10 @@ public struct Track: Sendable {
     }
 
     /// Track duration in seconds: tkhd's, in movie time (what players show); when tkhd says
-    /// "unknown" (all ones) or the movie has no time scale, the duration of the samples; nil
+    /// "unknown" (all ones) or the movie has no usable time scale, the duration of the samples; nil
     /// when neither is known (an unknown tkhd duration over an empty sample table).
     public var duration: Double? {
-        if !header.durationIsUnknown, movieTimescale > 0 { return Double(header.duration) / Double(movieTimescale) }
+        if !header.durationIsUnknown, movieTimescaleKnown, movieTimescale > 0 { return Double(header.duration) / Double(movieTimescale) }
         guard sampleTable.sampleCount > 0, mediaHeader.timescale > 0 else { return nil }
         return mediaDuration
     }
