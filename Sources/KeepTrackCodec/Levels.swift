@@ -92,7 +92,7 @@ public enum LevelsAnalyzer {
             if !mixing || !track.isEnabled { try stream.drain() }
             results[track.id]?.levels = stream.meter?.levels
             results[track.id]?.skippedPackets = stream.skipped
-            if stream.meter == nil { results[track.id]?.note = "no audio decoded" + (stream.skipped.isEmpty ? "" : " (the decoder rejects every packet)") }
+            if stream.meter == nil { results[track.id]?.note = "no audio decoded" }
             if stream.meter != nil, let note = results[track.id]?.skippedNote { results[track.id]?.note = note }
         }
         if !mixing, let only = mixed.first {

@@ -123,12 +123,17 @@ final class PresentedAudioStream {
                 try decoder.decode(packet) { try present($0) }
             } catch CodecError.decodeFailed(let reason) {
                 // A packet the decoder rejects is left out and named, as players and ffmpeg do; the
-                // rest of the track is still measured (a file of nothing but such packets measures
-                // nothing, which the result says).
+                // rest of the track is still measured. When none decodes, the track is malformed (below).
                 skipped.append(SkippedPacket(packet: packet.index + 1, bytes: packet.bytes.count, offset: packet.offset, reason: reason))
                 if skippedSince == nil { skippedSince = packet.decodeTime }
             }
         } else {
+            if meter == nil, let first = skipped.first {
+                // Not one packet decodes: the media is not what its sample entry says; malformed input,
+                // naming the track's sample table and the first packet's offset.
+                throw KeepTrackError.malformed(path: track.path + "/mdia/minf/stbl", offset: first.offset,
+                    reason: first.reason + (skipped.count > 1 ? " (and every other packet: \(skipped.count) rejected, none decoded)" : ""))
+            }
             try decoder.finish { try present($0) }
             if let stereo { stereo.finish(into: &fifo) }
             finished = true

@@ -181,18 +181,33 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(try Self.ffmpegLevels(path).rms, -23.01, accuracy: 0.05, "ffmpeg decodes our AAC track too")
     }
 
-    func testCorruptAACIsMalformedInputNamingTheSample() throws {
+    /// One corrupt AAC packet is left out of the levels and named (as ffmpeg leaves it out); a track
+    /// of which no packet decodes is malformed input naming the first one.
+    func testCorruptAACPacketIsLeftOutAndNamedAndAllCorruptIsMalformed() throws {
         let folder = TemporaryFolder()
         let path = try sine(folder.path("good.m4a"), amplitude: 0.1, codec: ["-c:a", "aac"])
         let movie = try Movie.open(path: path)
-        let first = try XCTUnwrap(Array(movie.tracks[0].sampleTable.samples).first)
+        let samples = Array(movie.tracks[0].sampleTable.samples)
+        let first = try XCTUnwrap(samples.first)
         var bytes = try fileBytes(path)
         for index in Int(first.offset)..<Int(first.offset) + Int(first.size) { bytes[index] = 0xFF }
         let bad = folder.path("bad.m4a")
         try bytes.write(to: URL(fileURLWithPath: bad))
         let result = runCLI(["levels", bad])
-        XCTAssertEqual(result.code, 65, result.out)
-        XCTAssertTrue(result.error.contains("stbl at byte \(first.offset)") && result.error.contains("packet 1"), result.error)
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertTrue(result.out.contains("packet 1 (\(first.size) bytes at file offset \(first.offset))") && result.out.contains("left out of its levels"), result.out)
+        let levels = try XCTUnwrap(LevelsAnalyzer.measure(path: bad).tracks.first)
+        XCTAssertEqual(levels.skippedPackets.map(\.packet), [1])
+        XCTAssertEqual(try XCTUnwrap(levels.levels).rmsDBFS, -23.01, accuracy: 0.05)
+
+        for sample in samples {
+            for index in Int(sample.offset)..<Int(sample.offset) + Int(sample.size) { bytes[index] = 0xFF }
+        }
+        let worse = folder.path("all-bad.m4a")
+        try bytes.write(to: URL(fileURLWithPath: worse))
+        let refused = runCLI(["levels", worse])
+        XCTAssertEqual(refused.code, 65, refused.out)
+        XCTAssertTrue(refused.error.contains("stbl at byte \(first.offset)") && refused.error.contains("packet 1"), refused.error)
     }
 
     func testLevelsCommand() throws {

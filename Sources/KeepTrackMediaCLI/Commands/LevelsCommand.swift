@@ -19,6 +19,8 @@ enum LevelsCommand {
         Per track: RMS dBFS (a full-scale sine is −3.01), sample peak dBFS, integrated loudness (EBU R128, LUFS).
         mix: the enabled audio tracks summed sample-aligned and downmixed to stereo — what a simple player plays.
         A track FFmpeg cannot decode (APAC) is reported "not decodable here", never measured as silence.
+        A packet the decoder rejects is left out of its track's levels and named in a note (JSON: skippedPackets);
+        a track of which no packet decodes is malformed input (65).
         --compare prints one row per pair: A and B enabled-audio RMS, B−A in dB, and ECHO RISK when B plays
         more tracks of one alternate group at once than A.
         Exit status: 0; with --compare 1 when a pair differs or has echo risk; 65/66/74 on bad input.
