@@ -3,8 +3,9 @@ SWIFT ?= swift
 BIN := .build/release/keeptrack
 
 FUZZ_SECONDS ?= 60
+PREFIX ?= /usr/local
 
-.PHONY: setup build demo test bench fuzz fuzz-smoke clean
+.PHONY: setup build demo test bench fuzz fuzz-smoke install uninstall clean
 
 setup:
 	@scripts/setup.sh
@@ -30,6 +31,13 @@ fuzz: build
 fuzz-smoke: build
 	Fuzz/run.sh replay
 	Fuzz/run.sh $(FUZZ_SECONDS)
+
+# Installs keeptrack, keeptrack-media, libfacedetection, the man page and completions under PREFIX.
+install: build
+	scripts/install.sh $(PREFIX)
+
+uninstall:
+	scripts/install.sh --uninstall $(PREFIX)
 
 clean:
 	rm -rf .build

@@ -3,7 +3,8 @@ import Foundation
 import PackageDescription
 
 // libfacedetection comes ready-built from the pinned PyPI wheel `yuface` that scripts/fetch-deps.sh
-// (run by `make setup`) unpacks into .deps/yuface. The rpath lets binaries find it from this checkout;
+// (run by `make setup`) unpacks into .deps/yuface. The rpaths let binaries find it where `make install` puts
+// it (PREFIX/lib/keeptrack, relative to the executable), else in this checkout;
 // the library itself finds its OpenMP runtime through its own $ORIGIN/../yuface.libs RPATH.
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 let yufaceLibraries = "\(packageRoot)/.deps/yuface/yuface"
@@ -28,6 +29,8 @@ let package = Package(
                 .linkedLibrary("facedetection"),
                 .unsafeFlags([
                     "-L\(yufaceLibraries)",
+                    // Installed (make install): PREFIX/bin/keeptrack-media finds PREFIX/lib/keeptrack/yuface first.
+                    "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/keeptrack/yuface",
                     "-Xlinker", "-rpath", "-Xlinker", yufaceLibraries,
                     "-Xlinker", "-rpath-link", "-Xlinker", yufaceRuntime,
                 ]),

@@ -6,7 +6,8 @@ set -euo pipefail
 # Debian packages: ffprobe/ffmpeg and mediainfo are the independent clients tests check our output with.
 # The codec layer (KeepTrackCodec) links Debian 12's FFmpeg 5.1 libraries and libebur128 through
 # system-library modules found with pkg-config.
-PACKAGES=(ffmpeg mediainfo time pkg-config
+# groff-base, zsh and fish check the generated man page and completions (InstallTests).
+PACKAGES=(ffmpeg mediainfo time pkg-config groff-base zsh fish
     libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev)
 
 missing=()

@@ -9,6 +9,20 @@ public enum MediaCommandLine {
     } + [LevelsCommand.spec, ReframeCommand.spec, DemoCommand.spec]
 
     public static func run(_ arguments: [String], console: Console = .standard()) -> Int32 {
-        KeepTrackCommandLine.run(arguments, console: console, commands: commands, listed: [])
+        // Build tooling for `make install`, not a user command: the man page and completions of every command.
+        if arguments.first == "--generate-docs" {
+            guard arguments.count == 2 else {
+                console.error("usage: keeptrack-media --generate-docs PREFIX")
+                return ExitCode.usage
+            }
+            do {
+                try Documentation.write(commands: commands, under: arguments[1])
+                return ExitCode.ok
+            } catch {
+                console.error("cannot write the documentation under \(arguments[1]): \(error.localizedDescription)")
+                return ExitCode.cannotCreate
+            }
+        }
+        return KeepTrackCommandLine.run(arguments, console: console, commands: commands, listed: [])
     }
 }

@@ -39,6 +39,9 @@ enum FFprobe {
         /// Seconds; nil when ffprobe says N/A.
         var duration: Double?
         var frameCount: Int?
+        /// Coded picture size of a video stream.
+        var width: Int?
+        var height: Int?
         /// Empty unless the probe asked for packets.
         var packets: [Packet] = []
         /// The file it was probed from (for the whole-stream hash of PCM).
@@ -149,7 +152,8 @@ enum FFprobe {
                       codecType: object["codec_type"] as? String ?? "?", codecName: object["codec_name"] as? String ?? "none",
                       codecTag: object["codec_tag_string"] as? String ?? "?", timeBase: object["time_base"] as? String ?? "?",
                       channels: integer(object["channels"]), sampleRate: integer(object["sample_rate"]),
-                      duration: double(object["duration"]), frameCount: integer(object["nb_frames"]), path: path)
+                      duration: double(object["duration"]), frameCount: integer(object["nb_frames"]),
+                      width: integer(object["width"]), height: integer(object["height"]), path: path)
     }
 }
 

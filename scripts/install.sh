@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs the release build under PREFIX (default /usr/local): both executables, libfacedetection with
+# its OpenMP runtime, the man page, bash/zsh/fish completions and the licences. The executables find
+# the library through an $ORIGIN-relative RUNPATH (Package.swift), so the installed tool keeps working
+# after the checkout is deleted. Every installed file is listed in PREFIX/share/keeptrack/installed-files,
+# which `scripts/install.sh --uninstall PREFIX` (make uninstall) removes again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+uninstall=0
+if [ "${1:-}" = "--uninstall" ]; then uninstall=1; shift; fi
+prefix="${1:-/usr/local}"
+manifest="$prefix/share/keeptrack/installed-files"
+
+if ((uninstall)); then
+    [ -f "$manifest" ] || { echo "uninstall: nothing installed under $prefix (no $manifest)" >&2; exit 66; }
+    while IFS= read -r file; do rm -f "$prefix/$file"; done < "$manifest"
+    rm -f "$manifest"
+    # Remove the folders that became empty, deepest first; folders holding anything else stay.
+    for folder in share/keeptrack share/doc/keeptrack/licenses share/doc/keeptrack lib/keeptrack/yuface.libs \
+                  lib/keeptrack/yuface lib/keeptrack; do
+        rmdir "$prefix/$folder" 2>/dev/null || true
+    done
+    echo "uninstalled keeptrack from $prefix"
+    exit 0
+fi
+
+build=.build/release
+for binary in keeptrack keeptrack-media; do
+    [ -x "$build/$binary" ] || { echo "install: $build/$binary is missing: run 'make build' first" >&2; exit 66; }
+done
+library=$(ls .deps/yuface/yuface/libfacedetection.so.v* 2>/dev/null | head -n 1)
+runtime=$(ls .deps/yuface/yuface.libs/*.so* 2>/dev/null)
+[ -n "$library" ] && [ -n "$runtime" ] || { echo "install: libfacedetection is missing: run 'make setup' first" >&2; exit 66; }
+
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
+"$build/keeptrack-media" --generate-docs "$staging"
+
+installed=()
+put() { # put MODE SOURCE DESTINATION (relative to prefix)
+    install -D -m "$1" "$2" "$prefix/$3"
+    installed+=("$3")
+}
+put 755 "$build/keeptrack" bin/keeptrack
+put 755 "$build/keeptrack-media" bin/keeptrack-media
+put 644 "$library" "lib/keeptrack/yuface/$(basename "$library")"
+for file in $runtime; do put 644 "$file" "lib/keeptrack/yuface.libs/$(basename "$file")"; done
+for file in $(cd "$staging" && find . -type f | sed 's|^\./||' | sort); do put 644 "$staging/$file" "$file"; done
+for file in licenses/*; do put 644 "$file" "share/doc/keeptrack/$file"; done
+
+mkdir -p "$(dirname "$manifest")"
+printf '%s\n' "${installed[@]}" > "$manifest"
+echo "installed keeptrack under $prefix (${#installed[@]} files; make uninstall PREFIX=$prefix removes them)"
