@@ -44,6 +44,9 @@ final class ToleratedInputTests: XCTestCase {
 
         let inspect = runCLI(["inspect", path])
         XCTAssertEqual(inspect.code, 0, inspect.error)
+        XCTAssertTrue(inspect.out.contains("warning mdat-past-end-of-file: mdat at byte"), inspect.out)
+        let inspectJSON = runCLI(["inspect", "--json", path]).out
+        XCTAssertTrue(inspectJSON.contains("\"rule\": \"mdat-past-end-of-file\""), inspectJSON)
         let lint = runCLI(["lint", "--json", path])
         XCTAssertEqual(lint.code, 0, lint.out) // a warning
         XCTAssertTrue(lint.out.contains("\"rule\": \"mdat-past-end-of-file\"") && lint.out.contains("\"severity\": \"warning\""), lint.out)
@@ -79,7 +82,9 @@ final class ToleratedInputTests: XCTestCase {
         XCTAssertEqual(movie.tolerated.map(\.kind), [.movieTimescaleMissing])
         let mediaScale = try XCTUnwrap(movie.tracks.first?.mediaHeader.timescale)
         XCTAssertEqual(movie.header.timescale, mediaScale)
-        XCTAssertEqual(runCLI(["inspect", path]).code, 0)
+        let inspect = runCLI(["inspect", path])
+        XCTAssertEqual(inspect.code, 0)
+        XCTAssertTrue(inspect.out.contains("warning movie-timescale-missing: moov at byte 95: movie has no mvhd"), inspect.out)
         let lint = runCLI(["lint", "--json", path])
         XCTAssertTrue(lint.out.contains("\"rule\": \"movie-timescale-missing\""), lint.out)
 

@@ -33,6 +33,14 @@ public struct LintRule: Sendable, Equatable {
     public static let movieTimescaleMissing = LintRule(id: "movie-timescale-missing", severity: .warning,
         explanation: "The movie has no mvhd, or its time scale is 0: movie-time durations (tkhd, elst) mean nothing. Read with the largest media time scale (1000 without tracks) and durations from the samples; a written copy gets a valid mvhd.")
 
+    /// The warning for something the reader tolerated.
+    public static func rule(for kind: Movie.Tolerance.Kind) -> LintRule {
+        switch kind {
+        case .mediaDataPastEnd: mediaDataPastEnd
+        case .movieTimescaleMissing: movieTimescaleMissing
+        }
+    }
+
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
                                          danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing, malformed]

@@ -36,11 +36,7 @@ public enum Linter {
                 message: "track \(track.id) (\(track.kind.rawValue)) has \(track.sampleTable.sampleCount) samples but no sample description"))
         }
         for tolerance in movie.tolerated {
-            let rule: LintRule = switch tolerance.kind {
-            case .mediaDataPastEnd: .mediaDataPastEnd
-            case .movieTimescaleMissing: .movieTimescaleMissing
-            }
-            findings.append(LintFinding(rule: rule, message: "\(tolerance.path) at byte \(tolerance.offset): \(tolerance.message)"))
+            findings.append(LintFinding(rule: LintRule.rule(for: tolerance.kind), message: tolerance.text))
         }
         for track in movie.tracks {
             for reference in track.references {

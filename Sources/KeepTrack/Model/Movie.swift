@@ -25,6 +25,9 @@ public struct Movie: Sendable {
         public var path: String
         public var offset: UInt64
         public var message: String
+
+        /// `path at byte offset: message`.
+        public var text: String { "\(path) at byte \(offset): \(message)" }
     }
 
     /// The movie time scale used when mvhd is absent or says 0: the largest media time scale (so no

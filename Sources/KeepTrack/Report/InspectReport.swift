@@ -30,6 +30,10 @@ public struct InspectReport: Sendable {
             ])
         })))
         pairs.append(("metadata", .object(movie.metadata.map { ($0.key, .string($0.value)) })))
+        pairs.append(("warnings", .array(movie.tolerated.map { tolerance in
+            .object([("rule", .string(LintRule.rule(for: tolerance.kind).id)), ("path", .string(tolerance.path)),
+                     ("offset", .int(Int64(tolerance.offset))), ("message", .string(tolerance.message))])
+        })))
         return .object(pairs)
     }
 
@@ -117,6 +121,10 @@ public struct InspectReport: Sendable {
         if !groups.isEmpty { lines.append("") }
         for group in groups {
             lines.append(contentsOf: groupLines(group))
+        }
+        if !movie.tolerated.isEmpty {
+            lines.append("")
+            for tolerance in movie.tolerated { lines.append("warning \(LintRule.rule(for: tolerance.kind).id): \(tolerance.text)") }
         }
         if !movie.metadata.isEmpty {
             lines.append("")
