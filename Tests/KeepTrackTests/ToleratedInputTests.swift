@@ -45,6 +45,9 @@ final class ToleratedInputTests: XCTestCase {
         let inspect = runCLI(["inspect", path])
         XCTAssertEqual(inspect.code, 0, inspect.error)
         XCTAssertTrue(inspect.out.contains("warning mdat-past-end-of-file: mdat at byte"), inspect.out)
+        let dump = runCLI(["dump", path, "--depth", "1"])
+        XCTAssertEqual(dump.code, 0)
+        XCTAssertTrue(dump.out.contains("claims 99421 bytes, 8 past the end of the file"), dump.out)
         let inspectJSON = runCLI(["inspect", "--json", path]).out
         XCTAssertTrue(inspectJSON.contains("\"rule\": \"mdat-past-end-of-file\""), inspectJSON)
         let lint = runCLI(["lint", "--json", path])

@@ -14,15 +14,20 @@ enum DumpCommand {
         ],
         discussion: """
         Reads only the structure (mdat stays on disk). Works on files inspect rejects as long as the box
-        headers are sound, so it is the tool to look at a file keeptrack calls malformed.
+        headers are sound, so it is the tool to look at a file keeptrack calls malformed. A last mdat that
+        claims bytes past the end of the file is shown with the bytes there are, and a warning says so.
         Exit status: 0, 65 when the box structure itself is broken, 66 missing input, 74 I/O error.
         """
     ) { invocation, console in
         let options = BoxDump.Options(maximumDepth: try invocation.integer("depth", in: 1...BoxParser.maximumDepth),
                                       allEntries: invocation.flag("all-entries"),
                                       redactLocation: invocation.flag("redact-location"))
-        let boxes = try BoxParser.parseFile(FileByteSource(path: invocation.positionals[0]))
+        let source = try FileByteSource(path: invocation.positionals[0])
+        let boxes = try BoxParser.parseFile(source)
         console.print(BoxDump(boxes: boxes, options: options).text)
+        if let (mdat, declared) = BoxParser.shortMediaData(boxes, source: source) {
+            console.print("warning: mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; shown with the \(mdat.size) there are")
+        }
         return ExitCode.ok
     }
 }
