@@ -61,6 +61,14 @@ public struct ReframeScene: Sendable {
 
     /// The face's rectangle on frame `index` (it may lie partly or wholly outside the frame).
     public func faceBox(frame index: Int) -> (x: Double, y: Double, width: Double, height: Double) {
+        let photo = personBox(frame: index)
+        let face = Self.faceInPhoto, crop = Self.photoCrop, scale = Self.photoScale
+        return (photo.x + (face.x - Double(crop.x)) * scale, photo.y + (face.y - Double(crop.y)) * scale,
+                face.width * scale, face.height * scale)
+    }
+
+    /// The whole composited person (the head-and-shoulders photograph) on frame `index`.
+    public func personBox(frame index: Int) -> (x: Double, y: Double, width: Double, height: Double) {
         var local = index
         var segment = segments[segments.count - 1]
         for candidate in segments {
@@ -71,9 +79,7 @@ public struct ReframeScene: Sendable {
         // overlay truncates positions and aligns them to chroma (even for 4:2:0): (int)value & ~1.
         let x = Double(Int(Self.position(segment.keyframes, at: time, \.x)) & ~1)
         let y = Double(Int(Self.position(segment.keyframes, at: time, \.y)) & ~1)
-        let face = Self.faceInPhoto, crop = Self.photoCrop, scale = Self.photoScale
-        return (x + (face.x - Double(crop.x)) * scale, y + (face.y - Double(crop.y)) * scale,
-                face.width * scale, face.height * scale)
+        return (x, y, Double(Self.photoSize.width), Double(Self.photoSize.height))
     }
 
     static func position(_ keyframes: [Keyframe], at time: Double, _ coordinate: KeyPath<Keyframe, Double>) -> Double {
@@ -137,6 +143,20 @@ public struct ReframeScene: Sendable {
                           "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"]
         }
         return arguments + [output]
+    }
+
+    /// A person at rest, walking across, at rest again (one shot): where a camera operator centres the
+    /// resting person and keeps the walking one near the middle. The photograph's left edge goes from x 500
+    /// to x 1100 (the face centre from about 650 to 1250) at 300 px/s.
+    public static func restWalkRest(rest: Double = 2) -> ReframeScene {
+        ReframeScene(name: "rest-walk-rest", segments: [Segment(duration: 2 * rest + 2, colours: ("0x302020", "0x806050"), keyframes: [
+            Keyframe(rest, x: 500), Keyframe(rest + 2, x: 1100),
+        ])])
+    }
+
+    /// Every scene `keeptrack fixture scene:NAME` can render: the standard ones and `rest-walk-rest`.
+    public static func catalogue(duration: Double = 6) -> [ReframeScene] {
+        standard(duration: duration) + [restWalkRest(rest: max(0.5, (duration - 2) / 2))]
     }
 
     /// The standard scenes the reframe proof runs: each one a behaviour the camera path must get right.

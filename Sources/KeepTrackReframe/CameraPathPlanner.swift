@@ -29,19 +29,41 @@ public struct CropPath: Equatable, Sendable {
 
 /// Plans a camera path that follows the subject's face like a camera operator would, per shot:
 /// 1. the subject is the strongest face track of the shot (other faces fill in only outside its lifetime);
-/// 2. at each analysed frame the crop centre may lie anywhere in a band around the face (a dead zone),
-///    held at the last known band while the face is lost, released a moment before it is found again;
-/// 3. the shortest path through those bands (`TautString`) stays perfectly still whenever the subject
-///    stays within the band, and otherwise moves only as much as needed, without overshoot;
+/// 2. where the subject rests (its face stays within `restRange` of the crop for at least `restSeconds`,
+///    with no steady drift) the crop centre must sit on the composition target, within `restTolerance`:
+///    the face centred across the crop (a third from the top when the crop slides vertically); while it
+///    moves, anywhere within `trackingBand` crop lengths of the target, so the face stays in the central
+///    40 %; held at the last known band while the face is lost, released a moment before it is found again;
+/// 3. the shortest path through those bands (`TautString`) is perfectly still through every rest and
+///    whenever the moving subject stays within its band, and otherwise moves only as much as needed,
+///    without overshoot: constant and linear pieces, as in an L1-optimal camera path (Grundmann et al.,
+///    CVPR 2011), whose corners the smoothing then rounds into parabolic ones;
 /// 4. a speed limit (forward and backward passes averaged, so it neither lags nor leads) and a smoothing
-///    of the corners (three moving averages) bound speed and acceleration;
+///    of the corners (three moving averages) bound speed and acceleration; where rounding a corner would
+///    let the face leave the central 40 % (or the crop), the crop is nudged back;
 /// 5. offsets are quantised to even pixels with a dead band, so a still path never flickers.
-/// The path may jump only at a cut; it is always inside the frame.
+/// The path may jump only at a cut; it is always inside the frame (near the frame's edge the target may
+/// be out of reach: the crop then rests against the edge).
 public struct CameraPathPlanner: Sendable {
     public struct Settings: Sendable {
-        /// How far (as a fraction of the room left beside the face) the face may wander from the crop centre
-        /// before the camera moves.
-        public var bandFraction: Double = 0.5
+        /// While the subject moves, how far (in crop lengths) the crop centre may lag or lead the target
+        /// before the camera moves: 0.1 keeps the face centre within the central 20 %, leaving room for
+        /// the smoothing and for the face's moves between two detections inside the central 40 %.
+        public var trackingBand: Double = 0.1
+        /// While the subject moves, the face centre is kept (by nudging after smoothing) within this many crop
+        /// lengths of the target: 0.2 is the central 40 %.
+        public var centralBand: Double = 0.2
+        /// The subject rests while its face centre stays within this range (in crop lengths)...
+        public var restRange: Double = 0.06
+        /// ...drifts by no more than this many crop lengths per second (least-squares slope)...
+        public var restDrift: Double = 0.02
+        /// ...for at least this long (seconds).
+        public var restSeconds: Double = 1.0
+        /// At rest the crop centre is within this many crop lengths of the target (the middle of the range).
+        public var restTolerance: Double = 0.01
+        /// Where the face centre goes when the crop slides vertically, as a fraction of the crop height from
+        /// its top (head room above, the body below). Across the crop the face is centred.
+        public var verticalTarget: Double = 1.0 / 3
         /// Room kept between the face and the crop edge, as a fraction of the face size.
         public var faceMarginFraction: Double = 0.15
         /// Top speed of the crop, in source widths (along the axis) per second.
@@ -136,7 +158,7 @@ public struct CameraPathPlanner: Sendable {
             return [Double](repeating: min(max(fallback, lowest), highest), count: shot.count)
         }
         let corridor = self.corridor(faces: faces, frameTimes: frameTimes)
-        let preferred = faces.map { $0.box.span(along: axis) }.map { $0.start + $0.length / 2 }.sorted()[faces.count / 2]
+        let preferred = faces.map { target(for: $0.box) }.sorted()[faces.count / 2]
         let string = TautString.solve(corridor, preferred: preferred)
         var hint = 0
         var centres = shot.map { TautString.value(of: string, at: frameTimes[$0], from: &hint) }
@@ -150,7 +172,8 @@ public struct CameraPathPlanner: Sendable {
     }
 
     /// Smoothing cuts corners; where that would push the face (interpolated between analysed frames at most
-    /// 0.75 s apart, moving no faster than the speed limit) out of the crop, the crop is nudged just enough.
+    /// 0.75 s apart, moving no faster than the speed limit) out of the crop or its centre out of the central
+    /// band around the target, the crop is nudged just enough.
     /// The nudges are widened and averaged over the smoothing window, so they fade in and out smoothly.
     private func keepFaceInside(_ centres: [Double], shot: Range<Int>, faces: [(frameIndex: Int, box: FrameRect)],
                                 frameTimes: [Double], window: Int) -> [Double] {
@@ -175,9 +198,17 @@ public struct CameraPathPlanner: Sendable {
                 let start = spanA.start + (spanB.start - spanA.start) * fraction
                 let length = spanA.length + (spanB.length - spanA.length) * fraction
                 let margin = 0.05 * length
-                let low = max(start + length + margin - cropLength / 2, lowest)
-                let high = min(start - margin + cropLength / 2, highest)
+                let target = self.target(for: axis == .horizontal
+                    ? FrameRect(x: start, y: 0, width: length, height: 1) : FrameRect(x: 0, y: start, width: 1, height: length))
+                let central = settings.centralBand * cropLength * 0.95
+                // Inside the crop, and in its central band where the frame's edge allows that too.
+                var low = max(start + length + margin - cropLength / 2, lowest)
+                var high = min(start - margin + cropLength / 2, highest)
                 guard low <= high else { continue }
+                if max(low, target - central) <= min(high, target + central) {
+                    low = max(low, target - central)
+                    high = min(high, target + central)
+                }
                 let index = frame - shot.lowerBound
                 push[index] = max(push[index], low - centres[index])
                 pull[index] = max(pull[index], centres[index] - high)
@@ -197,12 +228,19 @@ public struct CameraPathPlanner: Sendable {
     }
 
     /// The band the crop centre must stay in at each analysed frame, with holds while the face is lost.
-    private func corridor(faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double]) -> [CorridorPoint] {
+    func corridor(faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double]) -> [CorridorPoint] {
+        let times = faces.map { frameTimes[$0.frameIndex] }
+        let targets = faces.map { target(for: $0.box) }
+        var bands = faces.map { band(around: $0.box) }
+        let tolerance = settings.restTolerance * cropLength
+        for rest in restRuns(targets: targets, times: times) {
+            let values = targets[rest]
+            let level = ((values.min() ?? 0) + (values.max() ?? 0)) / 2
+            for index in rest { bands[index] = clamped(low: level - tolerance, high: level + tolerance) }
+        }
         var points: [CorridorPoint] = []
-        for (position, face) in faces.enumerated() {
-            let time = frameTimes[face.frameIndex]
-            let band = self.band(around: face.box)
-            if let previous = points.last, position > 0 {
+        for (time, band) in zip(times, bands) {
+            if let previous = points.last {
                 // Lost for a while: hold the last band until shortly before the face is found again.
                 let holdUntil = time - settings.reacquireSeconds
                 if holdUntil > previous.time + 1e-6 {
@@ -214,16 +252,68 @@ public struct CameraPathPlanner: Sendable {
         return points
     }
 
-    /// Where the crop centre may be for this face: within a dead zone around it, clamped inside the frame.
-    private func band(around face: FrameRect) -> (low: Double, high: Double) {
+    /// Where the crop centre should be for this face (the composition target): the face centred across the
+    /// crop; `verticalTarget` of the way down when the crop slides vertically.
+    func target(for face: FrameRect) -> Double {
         let (start, length) = face.span(along: axis)
         let centre = start + length / 2
+        return axis == .horizontal ? centre : centre + (0.5 - settings.verticalTarget) * cropLength
+    }
+
+    /// Runs of samples (indices into `targets`) over which the subject rests: its target stays within
+    /// `restRange`, drifts less than `restDrift` per second (least-squares slope), for `restSeconds` or
+    /// longer, with no gap longer than the tracker's. Greedy from the left; runs do not overlap.
+    func restRuns(targets: [Double], times: [Double]) -> [ClosedRange<Int>] {
+        let range = settings.restRange * cropLength, drift = settings.restDrift * cropLength
+        let longestGap = settings.tracker.maximumGapSeconds
+        func slope(_ run: ClosedRange<Int>) -> Double {
+            let meanTime = run.reduce(0) { $0 + times[$1] } / Double(run.count)
+            let meanValue = run.reduce(0) { $0 + targets[$1] } / Double(run.count)
+            var covariance = 0.0, variance = 0.0
+            for index in run {
+                covariance += (times[index] - meanTime) * (targets[index] - meanValue)
+                variance += (times[index] - meanTime) * (times[index] - meanTime)
+            }
+            return variance > 0 ? covariance / variance : 0
+        }
+        func isRest(_ run: ClosedRange<Int>) -> Bool {
+            times[run.upperBound] - times[run.lowerBound] >= settings.restSeconds && abs(slope(run)) <= drift
+        }
+        var runs: [ClosedRange<Int>] = []
+        var start = 0
+        while start < targets.count {
+            var end = start, low = targets[start], high = targets[start]
+            while end + 1 < targets.count, times[end + 1] - times[end] <= longestGap,
+                  max(high, targets[end + 1]) - min(low, targets[end + 1]) <= range {
+                end += 1
+                low = min(low, targets[end])
+                high = max(high, targets[end])
+            }
+            // A run that starts to drift at its end: shorten it while it stays long enough.
+            while end > start, !isRest(start...end), times[end - 1] - times[start] >= settings.restSeconds { end -= 1 }
+            if isRest(start...end) {
+                runs.append(start...end)
+                start = end + 1
+            } else {
+                start += 1
+            }
+        }
+        return runs
+    }
+
+    /// Where the crop centre may be for this face while it moves: within `trackingBand` of the target (less
+    /// for a face so large that the band would push it out of the crop), clamped inside the frame.
+    private func band(around face: FrameRect) -> (low: Double, high: Double) {
+        let length = face.span(along: axis).length
         let room = max(0, (cropLength - length) / 2 - settings.faceMarginFraction * length)
-        let halfBand = room * settings.bandFraction
+        let halfBand = min(settings.trackingBand * cropLength, room)
+        let centre = target(for: face)
+        return clamped(low: centre - halfBand, high: centre + halfBand)
+    }
+
+    private func clamped(low: Double, high: Double) -> (low: Double, high: Double) {
         let lowest = cropLength / 2, highest = sourceLength - cropLength / 2
-        let low = min(max(centre - halfBand, lowest), highest)
-        let high = max(min(centre + halfBand, highest), lowest)
-        return (low, high)
+        return (min(max(low, lowest), highest), max(min(high, highest), lowest))
     }
 
     /// Caps speed without lag: a forward and a backward rate limiter, averaged.

@@ -83,3 +83,74 @@ public struct SubjectCoverage: Equatable, Sendable {
         }
     }
 }
+
+/// How the crop frames the face, the way a camera operator is judged: at rest the face on the crop's
+/// centre line, while moving within the central 40 %. `faces` are per-frame boxes (ground truth or another
+/// detector's), in frame order; frames without a face are simply absent.
+public struct FramingStatistics: Equatable, Sendable {
+    /// Frames inside a rest (the face centre within `stillness` crop lengths for at least `restSeconds`,
+    /// and `settleSeconds` away from the rest's start and end) where the crop could centre the face.
+    public var restFrames: Int
+    /// At those frames: the largest and the mean distance of the face centre from the crop's centre line,
+    /// in crop lengths (0.05: within 5 % of the crop width).
+    public var largestRestOffset: Double
+    public var meanRestOffset: Double
+    /// Frames not at rest (where a crop inside the frame could hold the face in its central 40 %), and how
+    /// many of them have the face centre within the central 40 % of the crop.
+    public var movingFrames: Int
+    public var movingFramesCentral: Int
+    public var centralFraction: Double { movingFrames == 0 ? 1 : Double(movingFramesCentral) / Double(movingFrames) }
+
+    public init(path: CropPath, faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double], target: Double = 0.5,
+                restSeconds: Double = 1, settleSeconds: Double = 0.5, stillness: Double = 0.02) {
+        let horizontal = path.axis == .horizontal
+        let cropLength = Double(horizontal ? path.cropWidth : path.cropHeight)
+        let sourceLength = Double(horizontal ? path.sourceWidth : path.sourceHeight)
+        let known = faces.filter { $0.frameIndex >= 0 && $0.frameIndex < path.offsets.count && $0.frameIndex < frameTimes.count }
+        let centres = known.map { horizontal ? $0.box.midX : $0.box.midY }
+        let times = known.map { frameTimes[$0.frameIndex] }
+        // Maximal still windows: every face centre within `stillness` of the others, consecutive frames.
+        var resting = [Bool](repeating: false, count: known.count)
+        var start = 0
+        while start < known.count {
+            var end = start, low = centres[start], high = centres[start]
+            while end + 1 < known.count, known[end + 1].frameIndex == known[end].frameIndex + 1,
+                  max(high, centres[end + 1]) - min(low, centres[end + 1]) <= stillness * cropLength {
+                end += 1
+                low = min(low, centres[end])
+                high = max(high, centres[end])
+            }
+            if times[end] - times[start] >= restSeconds {
+                for index in start...end where times[index] - times[start] >= settleSeconds && times[end] - times[index] >= settleSeconds {
+                    resting[index] = true
+                }
+            }
+            start = end + 1
+        }
+        restFrames = 0
+        largestRestOffset = 0
+        meanRestOffset = 0
+        movingFrames = 0
+        movingFramesCentral = 0
+        for (index, face) in known.enumerated() {
+            let crop = path.rect(frame: face.frameIndex)
+            let cropStart = horizontal ? crop.x : crop.y
+            let offset = (centres[index] - (cropStart + target * cropLength)) / cropLength
+            if resting[index] {
+                // Only where the target is reachable: not so close to the frame's edge that the crop cannot centre it.
+                let wanted = centres[index] + (0.5 - target) * cropLength
+                guard wanted >= cropLength / 2, wanted <= sourceLength - cropLength / 2 else { continue }
+                restFrames += 1
+                largestRestOffset = max(largestRestOffset, abs(offset))
+                meanRestOffset += abs(offset)
+            } else {
+                // Only where the central 40 % can reach the face at all.
+                let reach = 0.2 * cropLength
+                guard centres[index] >= cropLength / 2 - reach, centres[index] <= sourceLength - cropLength / 2 + reach else { continue }
+                movingFrames += 1
+                if abs((centres[index] - cropStart) / cropLength - 0.5) <= 0.2 { movingFramesCentral += 1 }
+            }
+        }
+        if restFrames > 0 { meanRestOffset /= Double(restFrames) }
+    }
+}

@@ -179,6 +179,89 @@ final class CameraPathPlannerTests: XCTestCase {
     }
 }
 
+/// Composition: at rest the face sits on the crop's centre line; while the subject moves, within the central 40 %.
+final class CompositionTests: XCTestCase {
+    let settings = CameraPathPlanner.Settings()
+
+    /// A still → walk → still scene: rests at `from` for `rest` seconds, walks to `to` in `walk` seconds, rests.
+    private func stillMoveStill(from: Double, to: Double, rest: Double = 3, walk: Double = 3) -> SyntheticScene {
+        let restFrames = Int(rest * SyntheticScene.fps), walkFrames = Int(walk * SyntheticScene.fps)
+        return SyntheticScene(frameCount: 2 * restFrames + walkFrames) { index in
+            let progress = min(max(Double(index - restFrames) / Double(walkFrames), 0), 1)
+            return SyntheticScene.faceAt(from + (to - from) * progress)
+        }
+    }
+
+    func testRestingFaceIsCentredAndAWalkingOneStaysInTheCentralFortyPercent() {
+        // The case that used to rest at 29 % and 71 % of the crop: the dead-zone edge, not the face.
+        let scene = stillMoveStill(from: 600, to: 1300)
+        let path = scene.plan()
+        let framing = FramingStatistics(path: path, faces: scene.truth, frameTimes: scene.frameTimes)
+        XCTAssertGreaterThan(framing.restFrames, 100)
+        XCTAssertLessThanOrEqual(framing.largestRestOffset, 0.05, "\(framing)")
+        XCTAssertEqual(framing.centralFraction, 1, "\(framing)")
+        // Perfectly still inside each rest (the pan eases in and out within half a second of the walk).
+        XCTAssertEqual(Set(path.offsets[0..<75]).count, 1)
+        XCTAssertEqual(Set(path.offsets[195...]).count, 1)
+        let statistics = PathStatistics(path: path, frameTimes: scene.frameTimes)
+        XCTAssertEqual(statistics.reversals, 0)
+        XCTAssertLessThanOrEqual(statistics.maximumSpeed, settings.maximumSpeed * 1920 * 1.05)
+        XCTAssertLessThanOrEqual(statistics.maximumAcceleration, 2 * settings.maximumSpeed * 1920 / settings.smoothingSeconds * 1.25)
+        // The whole person (about three face widths, centred under the face) is inside at rest.
+        for index in [30, 240] {
+            let face = scene.face(index)!
+            let body = FrameRect(x: face.midX - 1.5 * face.width, y: face.y, width: 3 * face.width, height: 600)
+            XCTAssertTrue(path.rect(frame: index).contains(body), "frame \(index)")
+        }
+    }
+
+    func testFasterWalksBothWaysAndCloseToTheEdge() {
+        for (from, to, walk) in [(1500.0, 500.0, 1.5), (350.0, 1000.0, 1.0), (900.0, 1750.0, 2.0)] {
+            let scene = stillMoveStill(from: from, to: to, rest: 2, walk: walk)
+            let path = scene.plan()
+            let framing = FramingStatistics(path: path, faces: scene.truth, frameTimes: scene.frameTimes)
+            XCTAssertLessThanOrEqual(framing.largestRestOffset, 0.05, "\(from)→\(to): \(framing)")
+            XCTAssertGreaterThanOrEqual(framing.centralFraction, 0.98, "\(from)→\(to): \(framing)")
+            XCTAssertEqual(PathStatistics(path: path, frameTimes: scene.frameTimes).reversals, 0, "\(from)→\(to)")
+            XCTAssertEqual(SubjectCoverage(path: path, faces: scene.truth).fraction, 1, "\(from)→\(to)")
+        }
+        // At the frame's edge the crop cannot centre the face: it rests against the edge.
+        let edge = SyntheticScene(frameCount: 90) { _ in SyntheticScene.faceAt(150) }.plan()
+        XCTAssertEqual(Set(edge.offsets), [0])
+    }
+
+    func testRestsAreFoundDespiteDetectorJitterButNotInASlowDrift() {
+        let planner = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: 608, cropHeight: 1080)
+        var noise = NoiseGenerator(seed: 11)
+        let times = (0..<30).map { Double($0) / 3 }  // 10 s, three detections a second
+        let jittery = times.map { _ in 800 + noise.next(amplitude: 8) }
+        XCTAssertEqual(planner.restRuns(targets: jittery, times: times), [0...29])
+        // 40 px/s (0.066 crop widths a second): never a rest, although each second stays within the range.
+        let drifting = times.map { 800 + 40 * $0 }
+        XCTAssertEqual(planner.restRuns(targets: drifting, times: times), [])
+        // Still, walk, still: two rests, the walk in neither.
+        let walk = times.map { $0 < 3 ? 500 : $0 < 6 ? 500 + 300 * ($0 - 3) : 1400 }
+        let runs = planner.restRuns(targets: walk, times: times)
+        XCTAssertEqual(runs.count, 2, "\(runs)")
+        XCTAssertEqual(runs.first?.lowerBound, 0)
+        XCTAssertEqual(runs.last?.upperBound, 29)
+        XCTAssertTrue(runs.allSatisfy { run in run.allSatisfy { walk[$0] == 500 || walk[$0] == 1400 } }, "\(runs)")
+    }
+
+    func testVerticalCropKeepsTheFaceAThirdFromTheTop() {
+        // A portrait 1080x1920 picture cut to 1:1: the window slides vertically.
+        let crop = CameraPathPlanner.cropSize(sourceWidth: 1080, sourceHeight: 1920, aspectWidth: 1, aspectHeight: 1)
+        let planner = CameraPathPlanner(sourceWidth: 1080, sourceHeight: 1920, cropWidth: crop.width, cropHeight: crop.height)
+        let face = FrameRect(x: 460, y: 800, width: 160, height: 200)
+        let times = (0..<90).map { Double($0) / 30 }
+        let samples = stride(from: 0, to: 90, by: 10).map { DetectionSample(frameIndex: $0, faces: [FaceDetection(box: face, confidence: 90)]) }
+        let path = planner.plan(frameTimes: times, samples: samples, cuts: [])
+        XCTAssertEqual(path.axis, .vertical)
+        XCTAssertEqual(Set(path.offsets).count, 1)
+        XCTAssertEqual((face.midY - Double(path.offsets[0])) / 1080, 1.0 / 3, accuracy: 0.02)
+    }
+}
+
 final class ShotDetectorTests: XCTestCase {
     func testFindsHardCutsButNotMotionOrNoise() {
         var generator = NoiseGenerator(seed: 3)

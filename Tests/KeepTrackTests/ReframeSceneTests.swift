@@ -3,6 +3,7 @@ import XCTest
 import KeepTrackFaces
 import KeepTrackFixtures
 import KeepTrackReframe
+import KeepTrackReframer
 
 /// Writes a ReframeScene clip with ffmpeg (skips when ffmpeg or the test photograph is missing).
 func writeScene(_ scene: ReframeScene, in folder: TemporaryFolder, codec: ReframeScene.VideoCodec = .h264,
@@ -74,6 +75,35 @@ final class ReframeSceneTests: XCTestCase {
         let cut = ReframeScene.standard(duration: 6).first { $0.name == "cut" }!
         XCTAssertEqual(cut.faceBox(frame: 89).x, 200 + 87)
         XCTAssertEqual(cut.faceBox(frame: 90).x, 1400 + 87)
+    }
+
+    /// The scene the dead-zone planner framed badly (face at 29 % of the crop in the first rest, 71 % in the
+    /// last, shoulders cut): reframed, the resting face is on the crop's centre line and the whole person
+    /// inside; while walking the face stays within the central 40 %; ground truth judges every frame.
+    func testRestWalkRestIsFramedLikeACameraOperator() throws {
+        let folder = TemporaryFolder()
+        let scene = ReframeScene.restWalkRest(rest: 2)
+        let source = try writeScene(scene, in: folder)
+        var options = ReframeOptions()
+        options.preset = "ultrafast"
+        let summary = try Reframer.run(input: source, output: folder.path("vertical.mov"), options: options)
+        let path = try XCTUnwrap(summary.path)
+        XCTAssertEqual(path.offsets.count, scene.frameCount)
+        let times = (0..<scene.frameCount).map { Double($0) / Double(scene.frameRate) }
+        let faces = (0..<scene.frameCount).map { ($0, scene.faceRect(frame: $0)) }
+        let framing = FramingStatistics(path: path, faces: faces, frameTimes: times)
+        XCTAssertGreaterThanOrEqual(framing.restFrames, 50, "\(framing)")
+        XCTAssertLessThanOrEqual(framing.largestRestOffset, 0.05, "\(framing)")
+        XCTAssertGreaterThanOrEqual(framing.centralFraction, 0.98, "\(framing)")
+        for frame in [15, 45, 135, 165] {
+            let person = scene.personBox(frame: frame)
+            let box = FrameRect(x: person.x, y: person.y, width: person.width, height: min(person.height, 1080 - person.y))
+            XCTAssertTrue(path.rect(frame: frame).contains(box), "frame \(frame): person \(box), crop at \(path.offsets[frame])")
+        }
+        let statistics = try XCTUnwrap(summary.statistics)
+        XCTAssertEqual(statistics.reversals, 0)
+        XCTAssertEqual(Set(path.offsets[0..<45]).count, 1, "still while the person rests")
+        XCTAssertEqual(Set(path.offsets[135...]).count, 1, "still while the person rests")
     }
 
     func testFixtureCommandRendersAScene() throws {

@@ -99,6 +99,15 @@ final class ReframeTests: XCTestCase {
             XCTAssertLessThanOrEqual(statistics.maximumAcceleration, 2 * speedLimit / fastOptions.settings.smoothingSeconds * 1.25, scene.name)
             XCTAssertLessThanOrEqual(Double(statistics.largestStep), speedLimit / 30 + 2, scene.name)
             XCTAssertLessThanOrEqual(statistics.reversals, scene.name == "leave-return" ? 2 : 0, scene.name)
+            // Composition: a resting face on the crop's centre line, a moving one within the central 40 %.
+            let times = (0..<scene.frameCount).map { Double($0) / Double(scene.frameRate) }
+            // (The step outruns the speed limit: the pan and its settling, ±1 s, are not judged.)
+            let judged = truth(scene).filter { scene.name != "step" || abs($0.frameIndex - scene.frameCount / 2) > 30 }
+            let framing = FramingStatistics(path: path, faces: judged, frameTimes: times)
+            XCTAssertLessThanOrEqual(framing.largestRestOffset, 0.05, "\(scene.name): \(framing)")
+            if ["still", "drift", "cut"].contains(scene.name) {
+                XCTAssertGreaterThanOrEqual(framing.centralFraction, 0.98, "\(scene.name): \(framing)")
+            }
             switch scene.name {
             case "still":
                 XCTAssertEqual(statistics.movingFrames, 0, "the crop must not move at all")

@@ -20,7 +20,7 @@ enum FixtureCommand {
         ],
         discussion: "Variants: " + FixtureOptions.variantNames.joined(separator: ", ")
             + ".\nThe container is real; payloads are opaque bytes (the movie's metadata says so)."
-            + "\nscene:NAME (" + ReframeScene.standard().map(\.name).joined(separator: ", ") + ") renders a real 1080p clip for reframe"
+            + "\nscene:NAME (" + ReframeScene.catalogue().map(\.name).joined(separator: ", ") + ") renders a real 1080p clip for reframe"
             + " with ffmpeg: the --photo moving along a scripted path, two AAC tracks (default and not)."
     ) { invocation, console in
         let name = invocation.positionals[0]
@@ -47,8 +47,8 @@ enum FixtureCommand {
 
     static func writeScene(_ name: String, _ invocation: Invocation, _ console: Console) throws -> Int32 {
         let duration = try invocation.number("duration", in: 1...600) ?? 6
-        guard let scene = ReframeScene.standard(duration: duration).first(where: { $0.name == name }) else {
-            throw KeepTrackError.usage("unknown scene '\(name)'; scenes: \(ReframeScene.standard().map(\.name).joined(separator: ", "))")
+        guard let scene = ReframeScene.catalogue(duration: duration).first(where: { $0.name == name }) else {
+            throw KeepTrackError.usage("unknown scene '\(name)'; scenes: \(ReframeScene.catalogue().map(\.name).joined(separator: ", "))")
         }
         guard let photo = invocation.value("photo") else { throw KeepTrackError.usage("scene:\(name) needs --photo PNG") }
         let path = invocation.positionals[1]
