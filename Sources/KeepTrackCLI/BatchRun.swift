@@ -52,6 +52,7 @@ enum BatchRun {
         } else {
             console.print("\(outcome.path): \(outcome.result)")
         }
+        for note in outcome.notes { console.note("\(outcome.path): note: \(note)") }
     }
 
     static func summary(_ outcomes: [BatchOutcome], seconds: Double) -> String {

@@ -82,4 +82,43 @@ final class MovieLevelBoxTests: XCTestCase {
         XCTAssertEqual(probe.code, 0)
         XCTAssertTrue(probe.out.contains("h264,608,1080"), probe.out)
     }
+
+    /// Verification reads the movie's own boxes back: one changed byte in ftyp, in a kept top-level box
+    /// (one left in the file and compared piece by piece) or in moov's metadata fails the write.
+    func testVerificationCatchesChangedMovieBoxes() throws {
+        let folder = TemporaryFolder()
+        let fixture = try FixtureBuilder().write(to: folder.path("plain.mov"))
+        let source = try Self.appendingUnknownBox(to: fixture, payload: Self.unknownPayload, as: "source.mov", in: folder)
+        let writer = MovieWriter(passingThrough: try Movie.open(path: source))
+        for target in ["ftyp", "kTst", "moov/meta", "none"] {
+            let output = try OutputFile(destination: folder.path("\(target.replacingOccurrences(of: "/", with: "-")).mov"), overwrite: false)
+            defer { output.discard() }
+            _ = try writer.write(to: output)
+            try output.finishWriting()
+            let written = try Movie.open(path: output.temporaryPath)
+            let box: Box?
+            switch target {
+            case "ftyp": box = written.boxes.first { $0.type == "ftyp" }
+            case "kTst": box = written.boxes.first { $0.type == "kTst" }
+            case "moov/meta": box = written.moov.first("meta")?.children.last
+            default: box = nil
+            }
+            if let box {
+                // The last payload byte: deep inside the box, past every header.
+                let at = box.offset + box.size - 1
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: output.temporaryPath))
+                try handle.seek(toOffset: at)
+                let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
+                try handle.seek(toOffset: at)
+                handle.write(Data([~byte]))
+                try handle.close()
+                XCTAssertThrowsError(try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: false), target) { error in
+                    XCTAssertEqual((error as? KeepTrackError)?.exitCode, 74)
+                    XCTAssertTrue("\(error)".contains("differ"), "\(target): \(error)")
+                }
+            } else {
+                XCTAssertNoThrow(try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: false))
+            }
+        }
+    }
 }

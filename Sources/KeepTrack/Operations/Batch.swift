@@ -27,6 +27,8 @@ public struct BatchOutcome: Sendable {
     public var result: String
     public var error: String?
     public var exitCode: Int32
+    /// What a written output leaves out of the source and why (`MovieWriter.notes`).
+    public var notes: [String] = []
 
     public init(path: String, findings: [LintFinding] = [], action: String, result: String, error: String? = nil, exitCode: Int32) {
         self.path = path
@@ -45,7 +47,8 @@ public struct BatchOutcome: Sendable {
 
     public var json: JSONValue {
         .object([("path", .string(path)), ("findings", .array(findings.map(\.json))), ("action", .string(action)),
-                 ("result", .string(result)), ("error", .optional(error)), ("exitCode", .int(Int64(exitCode)))])
+                 ("result", .string(result)), ("error", .optional(error)), ("exitCode", .int(Int64(exitCode))),
+                 ("notes", .array(notes.map(JSONValue.string)))])
     }
 }
 

@@ -79,8 +79,11 @@ public struct MovieComparison: Sendable {
             for (index, column) in columns.enumerated() where column.decisive && valuesA[index] != valuesB[index] {
                 differences.append("track \(trackA.id): \(column.name) differs: \(valuesA[index]) in \(nameA), \(valuesB[index]) in \(nameB)")
             }
-            let boxes = Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes)
+            let boxes = Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes.union(FilePointers.pointerBoxes))
             if !boxes.isEmpty { differences.append("track \(trackA.id): boxes differ: \(boxes.joined(separator: ", "))") }
+            if let pointers = Self.pointerDifference([trackA.box], a, [trackB.box], b, path: "moov/") {
+                differences.append("track \(trackA.id): \(pointers)")
+            }
             rows.append(TrackRow(id: trackA.id, a: valuesA, b: valuesB, differingBoxes: boxes))
         }
         for trackB in b.tracks where a.track(id: trackB.id) == nil {
@@ -90,14 +93,24 @@ public struct MovieComparison: Sendable {
         let topA = a.boxes.filter { Self.comparedTopLevel.contains($0.type) }
         let topB = b.boxes.filter { Self.comparedTopLevel.contains($0.type) }
         movieBoxes += Self.differingChildren(topA, topB, path: "", ignoring: [])
-        movieBoxes += Self.differingChildren(a.moov.children.filter { $0.type != "trak" }, b.moov.children.filter { $0.type != "trak" },
-                                             path: "moov/", ignoring: [])
+        let moovA = a.moov.children.filter { $0.type != "trak" }, moovB = b.moov.children.filter { $0.type != "trak" }
+        movieBoxes += Self.differingChildren(moovA, moovB, path: "moov/", ignoring: FilePointers.pointerBoxes)
         if !movieBoxes.isEmpty { differences.append("movie boxes differ: \(movieBoxes.joined(separator: ", "))") }
+        if let pointers = Self.pointerDifference(moovA, a, moovB, b, path: "moov/") { differences.append("movie boxes: \(pointers)") }
         self.rows = rows
         self.differingMovieBoxes = movieBoxes
         self.differences = differences
         enabledA = a.tracks.map { ($0.id, $0.isEnabled) }
         enabledB = b.tracks.map { ($0.id, $0.isEnabled) }
+    }
+
+    /// Boxes holding file offsets (saio, iloc) are equal when they point at the same bytes, wherever those are.
+    static func pointerDifference(_ boxesA: [Box], _ a: Movie, _ boxesB: [Box], _ b: Movie, path: String) -> String? {
+        do {
+            return try FilePointers.difference(boxesA, in: a.source, boxesB, in: b.source, path: path)
+        } catch {
+            return "file offsets cannot be read: \(error)"
+        }
     }
 
     /// Every column's value for every track, by track id (ids are unique: `Movie` checks).

@@ -30,8 +30,10 @@ public enum GroupOperations {
             guard let output else {
                 return BatchOutcome(path: input, findings: findings, action: "check", result: "would change: " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
             }
-            try write(edit.writer(), to: output, input: input, overwrite: overwrite)
-            return BatchOutcome(path: input, findings: findings, action: "fixed", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            let notes = try write(edit.writer(), to: output, input: input, overwrite: overwrite).notes
+            var outcome = BatchOutcome(path: input, findings: findings, action: "fixed", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            outcome.notes = notes
+            return outcome
         } catch {
             return BatchOutcome(path: input, action: "fix", failure: error)
         }
@@ -44,15 +46,18 @@ public enum GroupOperations {
             guard let edit = try StripSpatial.edit(movie, allowSilence: allowSilence) else {
                 return BatchOutcome(path: input, action: "none", result: "no spatial audio track: nothing written", exitCode: ExitCode.ok)
             }
-            try write(edit.writer(), to: output, input: input, overwrite: overwrite)
-            return BatchOutcome(path: input, action: "stripped", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            let notes = try write(edit.writer(), to: output, input: input, overwrite: overwrite).notes
+            var outcome = BatchOutcome(path: input, action: "stripped", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            outcome.notes = notes
+            return outcome
         } catch {
             return BatchOutcome(path: input, action: "strip-spatial", failure: error)
         }
     }
 
     /// Writes through `MovieOutput` after creating the output's folder (folder runs mirror trees).
-    public static func write(_ writer: MovieWriter, to output: String, input: String, overwrite: Bool) throws {
+    @discardableResult
+    public static func write(_ writer: MovieWriter, to output: String, input: String, overwrite: Bool) throws -> MovieOutput.Summary {
         let folder = (output as NSString).deletingLastPathComponent
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
             do {
@@ -61,6 +66,6 @@ public enum GroupOperations {
                 throw KeepTrackError.cannotCreate("\(folder): \(error.localizedDescription)")
             }
         }
-        try MovieOutput.write(writer, to: output, inputs: [input], overwrite: overwrite)
+        return try MovieOutput.write(writer, to: output, inputs: [input], overwriting: overwrite)
     }
 }

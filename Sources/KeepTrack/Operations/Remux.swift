@@ -15,6 +15,8 @@ public enum MovieOutput {
         public var written: MovieWriter.Summary
         /// nil when verification was turned off.
         public var verification: WriteVerification.Result?
+        /// What the output leaves out of the source and why (`MovieWriter.notes`).
+        public var notes: [String] = []
     }
 
     /// Lays out `writer`'s tracks into `destination`. `inputs` are refused as destinations.
@@ -40,15 +42,21 @@ public enum MovieOutput {
         if options.verify || options.verifyData {
             verification = try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: options.verifyData)
         }
-        return Summary(written: written, verification: verification)
+        return Summary(written: written, verification: verification, notes: writer.notes)
     }
 
     /// Same, with default options (verification on) apart from `overwrite`.
     @discardableResult
     public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], overwrite: Bool) throws -> MovieWriter.Summary {
+        try write(writer, to: destination, inputs: inputs, overwriting: overwrite).written
+    }
+
+    /// Same, returning the whole summary (notes included).
+    @discardableResult
+    public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], overwriting overwrite: Bool) throws -> Summary {
         var options = Options()
         options.overwrite = overwrite
-        return try write(writer, to: destination, inputs: inputs, options: options).written
+        return try write(writer, to: destination, inputs: inputs, options: options)
     }
 
     /// Passthrough of every track, sample and box.

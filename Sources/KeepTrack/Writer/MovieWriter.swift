@@ -23,6 +23,8 @@ public struct MovieWriter {
     public var topLevelSource: ByteSource?
     public var tracks: [OutputTrack]
     public var options: Options
+    /// What the output leaves out of the source and why, for the command to print (one sentence each).
+    public var notes: [String] = []
 
     public init(fileType: Box?, moovTemplate: Box, otherTopLevel: [Box] = [], topLevelSource: ByteSource? = nil,
                 tracks: [OutputTrack], options: Options = Options()) {
@@ -39,13 +41,32 @@ public struct MovieWriter {
         self.init(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
                   otherTopLevel: Self.keptTopLevel(movie.boxes), topLevelSource: movie.source,
                   tracks: movie.tracks.map { OutputTrack($0, in: movie) }, options: options)
+        notes = Self.droppedIndexNotes(movie.boxes)
     }
 
     static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
 
+    /// Indexes of fragments by file offset: in a progressive output they describe nothing, and their
+    /// offsets would point at the wrong bytes. Dropped, with a note.
+    static let fragmentIndexTypes: [FourCC: String] = [
+        "sidx": "a segment index locates fragments by offset, and the progressive output has none",
+        "ssix": "a subsegment index belongs to the dropped segment index",
+        "mfra": "its tfra/mfro offsets locate fragments, and the progressive output has none",
+    ]
+
     /// Top-level boxes worth keeping (udta, meta, uuid, unknown ones, ...), in file order.
     static func keptTopLevel(_ boxes: [Box]) -> [Box] {
-        boxes.filter { !layoutTypes.contains($0.type) }
+        boxes.filter { !layoutTypes.contains($0.type) && fragmentIndexTypes[$0.type] == nil }
+    }
+
+    /// One note per type of fragment index left out.
+    static func droppedIndexNotes(_ boxes: [Box]) -> [String] {
+        fragmentIndexTypes.keys.sorted { $0.description < $1.description }.compactMap { type in
+            let dropped = boxes.filter { $0.type == type }
+            guard let first = dropped.first, let reason = fragmentIndexTypes[type] else { return nil }
+            let what = dropped.count == 1 ? "\(type) at byte \(first.offset)" : "\(dropped.count) \(type) boxes (the first at byte \(first.offset))"
+            return "dropped \(what): \(reason)"
+        }
     }
 
     public struct Summary: Sendable {
@@ -59,6 +80,8 @@ public struct MovieWriter {
     /// The moov and mdat header for a layout, computed before a byte is written.
     struct Layout {
         var moov: Box
+        /// ftyp and the kept top-level boxes, with their file offsets (iloc) rewritten.
+        var prefix: [Box]
         var mdatHeader: [UInt8]
         var dataStart: UInt64
         var largeOffsets: Bool
@@ -74,14 +97,15 @@ public struct MovieWriter {
             let sizingMoov = try buildMoov(plan: plan, dataStart: 0, large: large)
             let dataStart = options.moovFirst ? prefixSize + sizingMoov.size + mdatHeaderSize : prefixSize + mdatHeaderSize
             if !large, try maxChunkOffset(plan: plan, dataStart: dataStart) > UInt64(UInt32.max) { large = true; continue }
-            let moov = try buildMoov(plan: plan, dataStart: dataStart, large: large)
+            let built = try buildMoov(plan: plan, dataStart: dataStart, large: large)
+            let (moov, prefix) = try placingPointers(moov: built, moovOffset: options.moovFirst ? prefixSize : dataStart + plan.totalBytes)
             var header = ByteWriter()
             if mdatLarge {
                 header.u32(1); header.fourCC("mdat"); header.u64(plan.totalBytes + 16)
             } else {
                 header.u32(UInt32(plan.totalBytes + 8)); header.fourCC("mdat")
             }
-            return Layout(moov: moov, mdatHeader: header.bytes, dataStart: dataStart, largeOffsets: large)
+            return Layout(moov: moov, prefix: prefix, mdatHeader: header.bytes, dataStart: dataStart, largeOffsets: large)
         }
     }
 
@@ -187,7 +211,7 @@ public struct MovieWriter {
     public func write(to output: OutputFile) throws -> Summary {
         let plan = ChunkPlan(tracks: tracks, chunkDuration: options.chunkDuration)
         let layout = try makeLayout(plan: plan, prefixSize: prefixSize)
-        try writePrefix(to: output)
+        try writePrefix(layout.prefix, to: output)
         let moovBytes = try layout.moov.serialized()
         if options.moovFirst { try output.write(moovBytes) }
         try output.write(layout.mdatHeader)
@@ -216,9 +240,9 @@ public struct MovieWriter {
 
     /// Writes ftyp and the kept top-level boxes; a box left in the file is copied from `topLevelSource`
     /// range by range, never loaded whole.
-    func writePrefix(to output: OutputFile) throws {
+    func writePrefix(_ boxes: [Box], to output: OutputFile) throws {
         var buffer: [UInt8] = []
-        for box in prefixBoxes {
+        for box in boxes {
             guard case .external(let offset, let length) = box.content else {
                 try output.write(box.serialized())
                 continue
@@ -232,6 +256,19 @@ public struct MovieWriter {
             if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
             try output.copy(from: topLevelSource, offset: offset, length: length, buffer: &buffer)
         }
+    }
+
+    /// `moov` (to be written at `moovOffset`) and the prefix boxes with every other absolute file offset
+    /// (`saio`, `iloc`) moved to where the bytes it points at are written; the sizes do not change.
+    func placingPointers(moov: Box, moovOffset: UInt64) throws -> (moov: Box, prefix: [Box]) {
+        let prefix = prefixBoxes
+        guard FilePointers.containsPointers(moov) || prefix.contains(where: FilePointers.containsPointers) else { return (moov, prefix) }
+        var placement = FilePointers.Placement()
+        placement.add(prefix, at: 0)
+        placement.add([moov], at: moovOffset)
+        placement.sort()
+        return (try FilePointers.relocate(moov, path: "moov", placement: placement),
+                try prefix.map { try FilePointers.relocate($0, path: $0.type.description, placement: placement) })
     }
 
     /// Copies sample bytes chunk by chunk, merging byte ranges that are adjacent in the source

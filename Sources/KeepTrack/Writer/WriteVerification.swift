@@ -1,7 +1,8 @@
 /// Reads a written movie back and checks it against what the writer meant to write: the file
-/// parses, every trak is byte-identical apart from the layout boxes, every sample table describes
-/// the same samples, and every sample sits where the chunk plan put it. Optionally hashes every
-/// sample on both sides.
+/// parses, the movie's own boxes (ftyp, the kept top-level boxes, moov's children other than trak)
+/// are byte-identical to the plan, every trak is byte-identical apart from the layout boxes, every
+/// sample table describes the same samples, and every sample sits where the chunk plan put it.
+/// Optionally hashes every sample on both sides.
 public enum WriteVerification {
     public struct Result: Sendable {
         public var tracks: Int
@@ -25,11 +26,18 @@ public enum WriteVerification {
             throw fail("moov is \(written.isFastStart ? "before" : "after") the media data, planned the opposite")
         }
         guard let mdat = written.boxes.first(where: { $0.type == "mdat" }) else { throw fail("no mdat") }
+        let plan = ChunkPlan(tracks: writer.tracks, chunkDuration: writer.options.chunkDuration)
+        if let difference = try movieBoxDifference(writer, plan: plan, written: written) { throw fail(difference) }
         var samples = 0
         var hashed: UInt64 = 0
         for (planned, actual) in zip(writer.tracks, written.tracks) {
-            let boxes = MovieComparison.differingBoxes(planned.trak, actual.box, path: "", ignoring: MovieComparison.layoutBoxes)
+            let boxes = MovieComparison.differingBoxes(planned.trak, actual.box, path: "",
+                                                       ignoring: MovieComparison.layoutBoxes.union(FilePointers.pointerBoxes))
             if !boxes.isEmpty { throw fail("track \(actual.id): boxes differ: \(boxes.joined(separator: ", "))") }
+            if let difference = try FilePointers.difference([planned.trak], in: writer.topLevelSource, [actual.box], in: written.source,
+                                                            path: "moov/") {
+                throw fail("track \(actual.id): \(difference)")
+            }
             let left = planned.table
             let right = actual.sampleTable
             guard left.sampleCount == right.sampleCount, left.timeToSample == right.timeToSample,
@@ -39,7 +47,6 @@ public enum WriteVerification {
             samples += left.sampleCount
         }
         // Every sample where the plan put it, inside mdat, in plan order.
-        let plan = ChunkPlan(tracks: writer.tracks, chunkDuration: writer.options.chunkDuration)
         var iterators = written.tracks.map { $0.sampleTable.samples.makeIterator() }
         var plannedIterators = writer.tracks.map { $0.table.samples.makeIterator() }
         var position = mdat.payloadOffset
@@ -70,5 +77,55 @@ public enum WriteVerification {
             }
         }
         return Result(tracks: written.tracks.count, samples: samples, hashedBytes: hashed)
+    }
+
+    /// The first movie-level box of `written` that is not what the writer planned, or nil: ftyp, the
+    /// kept top-level boxes (same types, order and payload bytes; large ones compared piece by piece
+    /// from both files) and moov's children other than the tracks. Boxes holding file offsets (saio,
+    /// iloc) are compared through the bytes they point at in each file instead of their own bytes.
+    static func movieBoxDifference(_ writer: MovieWriter, plan: ChunkPlan, written: Movie) throws -> String? {
+        let plannedTop = writer.prefixBoxes
+        let writtenTop = written.boxes.filter { !["moov", "mdat"].contains($0.type) }
+        guard writtenTop.map(\.type) == plannedTop.map(\.type) else {
+            return "top-level boxes \(writtenTop.map(\.type.description)) written, \(plannedTop.map(\.type.description)) planned"
+        }
+        for (planned, actual) in zip(plannedTop, writtenTop) {
+            let same = planned.isContainer && actual.isContainer
+                ? MovieComparison.differingBoxes(planned, actual, path: "", ignoring: FilePointers.pointerBoxes).isEmpty
+                : try samePayload(planned, in: writer.topLevelSource, actual, in: written.source)
+            if !same { return "top-level box \(actual.type) at byte \(actual.offset) differs from the source's" }
+        }
+        if let difference = try FilePointers.difference(plannedTop, in: writer.topLevelSource, writtenTop, in: written.source, path: "") {
+            return difference
+        }
+        // moov as the writer builds it (which may rewrite mvhd), its offsets compared with the source's.
+        let layout = try writer.makeLayout(plan: plan, prefixSize: writer.prefixSize)
+        let plannedMoov = layout.moov.children.filter { $0.type != "trak" }
+        let writtenMoov = written.moov.children.filter { $0.type != "trak" }
+        let boxes = MovieComparison.differingChildren(plannedMoov, writtenMoov, path: "moov/", ignoring: FilePointers.pointerBoxes)
+        if !boxes.isEmpty { return "movie boxes differ: \(boxes.joined(separator: ", "))" }
+        let sourceMoov = writer.moovTemplate.children.filter { $0.type != "trak" }
+        return try FilePointers.difference(sourceMoov, in: writer.topLevelSource, writtenMoov, in: written.source, path: "moov/")
+    }
+
+    /// Same type, extended type and payload bytes; a payload left in a file is read from it in pieces.
+    static func samePayload(_ a: Box, in sourceA: ByteSource?, _ b: Box, in sourceB: ByteSource) throws -> Bool {
+        guard a.type == b.type, a.userType == b.userType, a.payloadSize == b.payloadSize else { return false }
+        func reader(_ box: Box, _ source: ByteSource?) throws -> (UInt64, Int) throws -> [UInt8] {
+            if case .external(let offset, _) = box.content, let source {
+                return { try source.read(at: offset + $0, count: $1) }
+            }
+            let bytes = try box.serialized(source: source).dropFirst(Int(box.headerSize))
+            return { Array(bytes.dropFirst(Int($0)).prefix($1)) }
+        }
+        let readA = try reader(a, sourceA), readB = try reader(b, sourceB)
+        let piece = 1 << 20
+        var position: UInt64 = 0
+        while position < a.payloadSize {
+            let count = Int(min(UInt64(piece), a.payloadSize - position))
+            guard try readA(position, count) == readB(position, count) else { return false }
+            position += UInt64(count)
+        }
+        return true
     }
 }

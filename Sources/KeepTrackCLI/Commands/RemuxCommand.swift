@@ -17,6 +17,8 @@ enum RemuxCommand {
         Keeps every box byte for byte except the layout (stsc, stco/co64, mdat, free/skip/wide): enabled flags,
         alternate groups, track references (fall), sample entries (apac with dapa), metadata. Chunks are
         interleaved about every 0.5 s; co64 and a 64-bit mdat header are used only when offsets need them.
+        Other file offsets follow their data (CENC saio, iloc items); one whose bytes would not be carried is
+        refused (65). Indexes of fragments (sidx, ssix, mfra) are dropped with a note.
         OUT is written to a hidden temporary file beside it, verified, fsynced and renamed; on any error,
         SIGINT or SIGTERM the temporary file is removed and OUT is untouched.
         Exit status: 0 written, 64 usage (OUT is IN), 65 malformed IN, 66 IN missing, 73 OUT exists
@@ -37,6 +39,7 @@ enum RemuxCommand {
             if options.verifyData { line += ", \(check.hashedBytes) sample bytes hashed equal" }
         }
         console.print(line)
+        for note in summary.notes { console.note("note: \(note)") }
         return ExitCode.ok
     }
 }

@@ -20,8 +20,9 @@ enum SelectCommand {
         }
         let (input, output) = (invocation.positionals[0], invocation.positionals[1])
         let edit = try SelectTracks.edit(try Movie.open(path: input), prefer: prefer, language: invocation.value("language"))
-        try GroupOperations.write(edit.writer(), to: output, input: input, overwrite: invocation.flag("force"))
+        let summary = try GroupOperations.write(edit.writer(), to: output, input: input, overwrite: invocation.flag("force"))
         for change in edit.changes { console.print(change) }
+        for note in summary.notes { console.note("note: \(note)") }
         console.print("wrote \(output): \(edit.tracks.count) tracks")
         return ExitCode.ok
     }
