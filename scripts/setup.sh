@@ -7,8 +7,11 @@ set -euo pipefail
 # The codec layer (KeepTrackCodec) links Debian 12's FFmpeg 5.1 libraries and libebur128 through
 # system-library modules found with pkg-config.
 # groff-base, zsh and fish check the generated man page and completions (InstallTests).
+# GStreamer's qtmux/mp4mux (gst-launch-1.0, plugins-good) is a second muxer whose files the tests put
+# through every command (MuxerFlavourTests).
 PACKAGES=(ffmpeg mediainfo time pkg-config groff-base zsh fish
-    libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev)
+    libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev
+    gstreamer1.0-tools gstreamer1.0-plugins-good)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

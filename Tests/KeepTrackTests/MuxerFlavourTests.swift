@@ -45,11 +45,10 @@ final class MuxerFlavourTests: XCTestCase {
 
     /// Fragmented files today: only moov's sample tables are read (frag fixes). Each entry must
     /// still reproduce; remove it when it no longer does.
-    static let knownSilentLoss: [String: [String: String]] = Dictionary(uniqueKeysWithValues: fragmented.keys.map { name in
-        (name, ["inspect --json": "frag: fragment samples not counted", "remux": "frag: fragment samples lost",
-                "select": "frag: fragment samples lost", "extract": "frag: fragment samples lost",
-                "compare": "frag: 'identical' to a remux that lost the fragments"])
-    })
+    static let fragmentLoss = ["inspect --json": "frag: fragment samples not counted", "remux": "frag: fragment samples lost",
+                               "select": "frag: fragment samples lost", "extract": "frag: fragment samples lost",
+                               "compare": "frag: 'identical' to a remux that lost the fragments"]
+    static let knownSilentLoss: [String: [String: String]] = Dictionary(uniqueKeysWithValues: fragmented.keys.map { ($0, fragmentLoss) })
 
     func testFilesFFmpegWritesThroughEveryCommand() throws {
         let folder = TemporaryFolder()
@@ -66,5 +65,40 @@ final class MuxerFlavourTests: XCTestCase {
         WildCorpusTests.check(folder: folder.url.path, files: flavours.keys.sorted(),
                               mustSucceed: Self.progressive.mapValues { _ in all }, knownSilentLoss: Self.knownSilentLoss,
                               name: "ffmpeg flavours")
+    }
+
+    /// GStreamer's muxers (qtmux, mp4mux; `gst-launch-1.0` from scripts/setup.sh): Motion-JPEG with
+    /// PCM in QuickTime (progressive, fast start, fragmented, fragmented then finalised into a
+    /// progressive file), and AAC through mp4mux (progressive, fragmented).
+    static let gstreamer: [String: String] = [
+        "gst-qtmux.mov": "qtmux", "gst-faststart.mov": "qtmux faststart=true",
+        "gst-finalised.mov": "qtmux fragment-duration=300 fragment-mode=first-moov-then-finalise",
+        "gst-frag.mov": "qtmux fragment-duration=300",
+        "gst-aac.mp4": "mp4mux", "gst-aac-frag.mp4": "mp4mux fragment-duration=300",
+    ]
+    static let gstreamerFragmented: Set<String> = ["gst-frag.mov", "gst-aac-frag.mp4"]
+
+    func testFilesGStreamerWritesThroughEveryCommand() throws {
+        let folder = TemporaryFolder()
+        // The AAC source for mp4mux, demuxed by GStreamer's qtdemux.
+        let aac = folder.path("source.m4a")
+        let ffmpeg = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                                                      "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac", aac]))
+        XCTAssertEqual(ffmpeg.code, 0)
+        for (name, muxer) in Self.gstreamer.sorted(by: { $0.key < $1.key }) {
+            let mux = muxer.split(separator: " ").map(String.init) + ["name=m", "!", "filesink", "location=\(folder.path(name))"]
+            let pipeline = muxer.hasPrefix("qtmux")
+                ? ["videotestsrc", "num-buffers=25", "!", "video/x-raw,width=160,height=120,framerate=25/1", "!", "jpegenc", "!", "queue", "!"]
+                    + mux + ["audiotestsrc", "num-buffers=40", "!", "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!", "queue", "!", "m."]
+                : ["filesrc", "location=\(aac)", "!", "qtdemux", "!", "queue", "!", "aacparse", "!"] + mux
+            let result = try XCTUnwrap(runTool("timeout", ["60", "/usr/bin/gst-launch-1.0", "-q", "-e"] + pipeline))
+            XCTAssertEqual(result.code, 0, "gst-launch-1.0 (scripts/setup.sh installs it) \(name): \(result.out)")
+        }
+        let files = Self.gstreamer.keys.sorted()
+        let progressive = files.filter { !Self.gstreamerFragmented.contains($0) }
+        WildCorpusTests.check(folder: folder.url.path, files: files,
+                              mustSucceed: Dictionary(uniqueKeysWithValues: progressive.map { ($0, WildCorpusTests.allCommands) }),
+                              knownSilentLoss: Dictionary(uniqueKeysWithValues: Self.gstreamerFragmented.map { ($0, Self.fragmentLoss) }),
+                              name: "GStreamer flavours")
     }
 }
