@@ -62,6 +62,8 @@ final class AudioFactsTests: XCTestCase {
         let cases: [(codec: String, channels: Int, rate: Int, name: String)] = [
             ("flac", 3, 96000, "flac.mp4"), ("libopus", 6, 48000, "opus.mp4"), ("alac", 3, 32000, "alac.m4a"),
             ("ac3", 5, 44100, "ac3.mp4"), ("eac3", 4, 32000, "eac3.mp4"), ("truehd", 6, 48000, "truehd.mp4"),
+            // QuickTime keeps the configuration inside the entry's `wave`.
+            ("alac", 3, 32000, "alac.mov"), ("ac3", 6, 48000, "ac3.mov"),
         ]
         for item in cases {
             let path = folder.path(item.name)
@@ -73,6 +75,8 @@ final class AudioFactsTests: XCTestCase {
             let probed = try Self.probedAudio(path)
             XCTAssertEqual(probed.channels, item.channels, item.name)
             try assertAgreesWithFFprobe(path, placeholderDiffers: false)
+            let track = try XCTUnwrap(Movie.open(path: path).tracks.first)
+            XCTAssertNotNil(track.audioCodecConfiguration, "\(item.name): the configuration box was not found")
         }
     }
 
