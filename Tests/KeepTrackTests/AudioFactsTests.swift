@@ -80,6 +80,27 @@ final class AudioFactsTests: XCTestCase {
         }
     }
 
+    /// Protected entries (`encv`, `enca`) name the codec of `sinf/frma` and the `schm` scheme, as
+    /// ffprobe names the codec; their audio facts still come from the configuration inside.
+    func testProtectedEntriesNameTheOriginalCodec() throws {
+        let names = ["h264": "H.264", "aac": "AAC"]
+        for (file, scheme) in [("eyevinn-mp4ff/cbcs.mp4", "cbcs"), ("eyevinn-mp4ff/init.mp4", "cenc"), ("mozilla-mp4parse-rust/short-cenc.mp4", "cenc")] {
+            let path = try Self.wild(file)
+            let movie = try Movie.open(path: path)
+            let probed = try FFprobe.probe(path, packets: false)
+            for track in movie.tracks where track.protection != nil {
+                let stream = try XCTUnwrap(probed.stream(track: track.id), "\(file) track \(track.id)")
+                let name = try XCTUnwrap(track.codecName)
+                let base = try XCTUnwrap(names[stream.codecName], "\(file): ffprobe says \(stream.codecName)")
+                XCTAssertTrue(name.hasPrefix(base) && name.hasSuffix("(encrypted, \(scheme))"), "\(file) track \(track.id): \(name)")
+                if track.kind == .audio {
+                    XCTAssertEqual(track.audio?.channels, stream.channels, file)
+                    XCTAssertEqual(track.audio?.sampleRate, stream.sampleRate.map(Double.init), file)
+                }
+            }
+        }
+    }
+
     // MARK: Bit fields the wild files do not exercise
 
     /// MSB-first bit packing for hand-made configuration boxes.

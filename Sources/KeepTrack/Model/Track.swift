@@ -134,8 +134,28 @@ public struct Track: Sendable {
 
     public var isLPCM: Bool { format.map(Self.lpcmFormats.contains) ?? false }
 
+    /// Protected sample entries (`encv`, `enca`, `enct`, `encs`): the original format from
+    /// `sinf/frma` and the scheme from `sinf/schm` (`cenc`, `cbcs`, ...).
+    public var protection: (originalFormat: FourCC, scheme: FourCC?)? {
+        guard let entry = sampleEntries.first, Self.protectedFormats.contains(entry.type), let sinf = entry.first("sinf"),
+              let frma = sinf.first("frma"), let original = try? OriginalFormatBox(box: frma) else { return nil }
+        return (original.dataFormat, sinf.first("schm").flatMap { try? SchemeTypeBox(box: $0) }?.schemeType)
+    }
+
+    static let protectedFormats: Set<FourCC> = ["encv", "enca", "enct", "encs"]
+
+    /// The codec's format: the sample entry's, or for a protected entry the original one.
+    var codecFormat: FourCC? { protection?.originalFormat ?? format }
+
     public var codecName: String? {
-        guard let format else { return nil }
+        guard let name = plainCodecName else { return nil }
+        guard let protection else { return name }
+        return name + " (encrypted" + (protection.scheme.map { ", \($0)" } ?? "") + ")"
+    }
+
+    /// The codec's name, protected or not.
+    var plainCodecName: String? {
+        guard let format = codecFormat else { return nil }
         switch format {
         case "avc1", "avc3": return "H.264" + (configuration(AVCConfigurationBox.self, "avcC").map { " \($0.profileName)" } ?? "")
         case "hvc1", "hev1": return "HEVC" + (configuration(HEVCConfigurationBox.self, "hvcC").map { " \($0.profileName)" } ?? "")
@@ -159,7 +179,9 @@ public struct Track: Sendable {
         case "mebx": return "timed metadata (mebx)"
         case "tmcd": return "timecode"
         case "tx3g", "text": return "text"
-        default: return isLPCM ? "LPCM" : nil
+        case "c608": return "CEA-608 captions"
+        case "c708": return "CEA-708 captions"
+        default: return Self.lpcmFormats.contains(format) ? "LPCM" : nil
         }
     }
 
@@ -180,7 +202,7 @@ public struct Track: Sendable {
     /// outputs (QuickTime files may keep it inside `wave`); nil for codecs without one or when it
     /// cannot be read.
     public var audioCodecConfiguration: (any AudioCodecConfiguration)? {
-        guard kind == .audio, let entry = sampleEntries.first, let format else { return nil }
+        guard kind == .audio, let entry = sampleEntries.first, let format = codecFormat else { return nil }
         func child<V: BoxView & AudioCodecConfiguration>(_ type: V.Type, _ fourCC: FourCC) -> V? {
             guard let box = entry.first(fourCC) ?? entry.find(["wave", fourCC]) else { return nil }
             return try? V(box: box)
@@ -233,7 +255,7 @@ public struct Track: Sendable {
             // 0 Hz for TrueHD, the encoder's input rate for Opus), the configuration is what is decoded.
             if let configured = config.channels { channels = configured }
             if let configured = config.sampleRate { rate = Double(configured) }
-        } else if let format, let amr = AMRSpecificBox.facts(format: format) {
+        } else if let format = codecFormat, let amr = AMRSpecificBox.facts(format: format) {
             (channels, rate) = (amr.channels, Double(amr.sampleRate))
         }
         if let value = rate, !value.isFinite || value <= 0 || value > 10_000_000 { rate = nil }

@@ -9,7 +9,7 @@ public enum BoxRegistry {
         SampleGroupDescriptionBox.self, SampleToGroupBox.self, MetadataKeysBox.self, MetadataDataBox.self,
         ElementaryStreamDescriptorBox.self, AC3SpecificBox.self, EAC3SpecificBox.self, MLPSpecificBox.self,
         AC4SpecificBox.self, ALACSpecificBox.self, OpusSpecificBox.self, FLACSpecificBox.self, AMRSpecificBox.self,
-        DataEntryBox.self,
+        DataEntryBox.self, OriginalFormatBox.self, SchemeTypeBox.self,
     ]
 
     static let byType: [FourCC: any BoxView.Type] = {
