@@ -52,8 +52,8 @@ let package = Package(
         // Commands that decode or encode media (levels, reframe, demo, compare --levels).
         .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframer"]),
         // `keeptrack` starts fast and hands media commands to `keeptrack-media` beside it.
-        .executableTarget(name: "keeptrack", dependencies: ["KeepTrackCLI"]),
-        .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrackMediaCLI"]),
+        .executableTarget(name: "keeptrack", dependencies: ["KeepTrack", "KeepTrackCLI"]),
+        .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrack", "KeepTrackMediaCLI"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(
             name: "KeepTrackTests",

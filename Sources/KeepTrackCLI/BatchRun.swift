@@ -34,21 +34,14 @@ enum BatchRun {
         if files.count > 1 { console.note(summary(outcomes, seconds: seconds)) }
         if let reportPath = invocation.value("report") {
             let text = Batch.report(outcomes, command: command, seconds: seconds).rendered() + "\n"
-            let output = try OutputFile(destination: reportPath, overwrite: invocation.flag("force"))
-            do {
-                try output.write(Array(text.utf8))
-                try output.commit()
-            } catch {
-                output.discard()
-                throw error
-            }
+            try OutputFile.write(to: reportPath, overwrite: invocation.flag("force")) { try $0.write(Array(text.utf8)) }
         }
         return (outcomes, Batch.worstExitCode(outcomes))
     }
 
     static func printOutcome(_ outcome: BatchOutcome, _ console: Console) {
         if let error = outcome.error {
-            console.error("\(outcome.path): \(error)")
+            console.error("\(outcome.path): \(outcome.failure?.commandLineDescription ?? error)")
         } else {
             console.print("\(outcome.path): \(outcome.result)")
         }

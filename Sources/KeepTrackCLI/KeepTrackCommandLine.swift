@@ -78,7 +78,7 @@ public enum KeepTrackCommandLine {
             console.error(message + "\nUsage: \(command.usage)\nRun 'keeptrack \(command.name) --help' for more.")
             return ExitCode.usage
         } catch let error as KeepTrackError {
-            console.error(error.description)
+            console.error(error.commandLineDescription)
             return error.exitCode
         } catch {
             console.error("\(error)")
@@ -108,6 +108,14 @@ public enum KeepTrackCommandLine {
         lines.append("Exit codes: 0 ok, 1 findings/differences, 64 usage, 65 malformed input, 66 missing input,")
         lines.append("73 cannot create output, 74 I/O error.")
         return lines.joined(separator: "\n")
+    }
+}
+
+extension KeepTrackError {
+    /// The library's message with the command line's way out, where there is one.
+    var commandLineDescription: String {
+        if case .outputExists = self { return description + "; use --force to replace it" }
+        return description
     }
 }
 

@@ -19,14 +19,7 @@ public struct FixtureBuilder {
     /// Writes the movie to `path` (replacing it) and returns the path.
     @discardableResult
     public func write(to path: String) throws -> String {
-        let output = try OutputFile(destination: path, overwrite: true)
-        do {
-            _ = try makeWriter().write(to: output)
-            try output.commit()
-        } catch {
-            output.discard()
-            throw error
-        }
+        try OutputFile.write(to: path, overwrite: true) { _ = try makeWriter().write(to: $0) }
         return path
     }
 

@@ -26,6 +26,8 @@ public struct BatchOutcome: Sendable {
     /// One line for people: "2 changes", "nothing to fix", "clean".
     public var result: String
     public var error: String?
+    /// The error itself when the operation threw (for a caller that words it for its own users).
+    public var failure: KeepTrackError?
     public var exitCode: Int32
     /// What a written output leaves out of the source and why (`MovieWriter.notes`).
     public var notes: [String] = []
@@ -43,6 +45,7 @@ public struct BatchOutcome: Sendable {
     public init(path: String, action: String, failure: Error) {
         let error = failure as? KeepTrackError ?? .io("\(failure)")
         self.init(path: path, action: action, result: "failed", error: error.description, exitCode: error.exitCode)
+        self.failure = error
     }
 
     public var json: JSONValue {

@@ -22,15 +22,7 @@ public enum MovieOutput {
     /// Lays out `writer`'s tracks into `destination`. `inputs` are refused as destinations.
     @discardableResult
     public static func write(_ writer: MovieWriter, to destination: String, inputs: [String], options: Options) throws -> Summary {
-        let output = try OutputFile(destination: destination, overwrite: options.overwrite, inputs: inputs)
-        do {
-            let summary = try write(writer, into: output, options: options)
-            try output.commit()
-            return summary
-        } catch {
-            output.discard()
-            throw error
-        }
+        try OutputFile.write(to: destination, overwrite: options.overwrite, inputs: inputs) { try write(writer, into: $0, options: options) }
     }
 
     /// Lays out `writer`'s tracks into an open `output` and reads it back as `options` ask; the caller

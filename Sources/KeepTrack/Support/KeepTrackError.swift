@@ -12,6 +12,8 @@ public enum KeepTrackError: Error, Equatable, CustomStringConvertible, Sendable 
     case missingInput(String)
     /// The output cannot be created (EX_CANTCREAT 73).
     case cannotCreate(String)
+    /// The output exists and replacing it was not asked for (EX_CANTCREAT 73); holds the path.
+    case outputExists(String)
     /// A read or write failed underway (EX_IOERR 74).
     case io(String)
 
@@ -20,7 +22,7 @@ public enum KeepTrackError: Error, Equatable, CustomStringConvertible, Sendable 
         case .usage: 64
         case .malformed, .unsupported: 65
         case .missingInput: 66
-        case .cannotCreate: 73
+        case .cannotCreate, .outputExists: 73
         case .io: 74
         }
     }
@@ -32,6 +34,7 @@ public enum KeepTrackError: Error, Equatable, CustomStringConvertible, Sendable 
         case .unsupported(let message): "unsupported: \(message)"
         case .missingInput(let message): message
         case .cannotCreate(let message): message
+        case .outputExists(let path): "\(path) already exists"
         case .io(let message): "I/O error: \(message)"
         }
     }

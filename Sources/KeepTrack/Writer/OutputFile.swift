@@ -11,22 +11,28 @@ private let systemWrite = Glibc.write
 private let systemWrite = Darwin.write
 #endif
 
-/// A destination written atomically: bytes go to a temporary file beside it, which is fsynced and
-/// renamed over the destination only when complete. On any error — or SIGINT/SIGTERM, through
-/// `TemporaryFileRegistry` — the temporary file is removed and the destination left untouched.
+/// A destination written atomically. Where the file system supports it (Linux `O_TMPFILE`) the bytes go
+/// to an anonymous file in the destination's folder that has no name until `commit` links it in, so
+/// nothing is left behind even by `kill -9`; elsewhere to a hidden `.NAME.keeptrack-XXXXXX` beside the
+/// destination, renamed when complete. On any error the temporary is removed and the destination left
+/// untouched; the CLI also removes named temporaries on SIGINT/SIGTERM/SIGHUP (`OutputSignals`).
 public final class OutputFile {
     public let destination: String
+    /// A path that reads the file being written: `/proc/self/fd/N` for an anonymous file.
     public let temporaryPath: String
-    public let descriptor: Int32
+    let descriptor: Int32
     public private(set) var position: UInt64 = 0
+    /// True when the file has no name until it is committed.
+    public let isAnonymous: Bool
     private var finished = false
     private let overwrite: Bool
-    private let registration: Int
+    private var registration = -1
+    private let folder: String
 
-    /// Opens a temporary file beside `destination`.
+    /// Opens a temporary file in `destination`'s folder.
     /// - Parameters:
-    ///   - overwrite: replace an existing destination (`--force`); otherwise an existing one is refused.
-    ///   - inputs: files that must not be the destination (refused even with `--force`).
+    ///   - overwrite: replace an existing destination; otherwise an existing one is refused.
+    ///   - inputs: files that must not be the destination (refused even with `overwrite`).
     public init(destination: String, overwrite: Bool, inputs: [String] = []) throws {
         self.destination = destination
         self.overwrite = overwrite
@@ -41,32 +47,70 @@ public final class OutputFile {
             let sameAsLink = exists && info.st_dev == existing.st_dev && info.st_ino == existing.st_ino
             let sameAsTarget = targetExists && info.st_dev == target.st_dev && info.st_ino == target.st_ino
             if sameAsLink || sameAsTarget {
-                throw KeepTrackError.usage("the output \(destination) is the input file; write to another path (or use --in-place where offered)")
+                throw KeepTrackError.usage("the output \(destination) is the input file; write to another path")
             }
         }
-        if exists && !overwrite {
-            throw KeepTrackError.cannotCreate("\(destination) already exists; use --force to replace it")
-        }
+        if exists && !overwrite { throw KeepTrackError.outputExists(destination) }
         if exists, (existing.st_mode & S_IFMT) == S_IFDIR {
             throw KeepTrackError.cannotCreate("\(destination) is a folder")
         }
         let url = URL(fileURLWithPath: destination)
-        let folder = url.deletingLastPathComponent().path
+        folder = url.deletingLastPathComponent().path
+        let directory = folder.isEmpty ? "." : folder
+        #if os(Linux)
+        // The kernel applies the umask to the mode, as for any new file.
+        let anonymous = open(directory, Self.temporaryFileFlag | O_RDWR | O_CLOEXEC, 0o666)
+        #else
+        let anonymous: Int32 = -1
+        #endif
+        if anonymous >= 0 {
+            descriptor = anonymous
+            isAnonymous = true
+            temporaryPath = "/proc/self/fd/\(anonymous)"
+            return
+        }
+        // No O_TMPFILE here (EOPNOTSUPP on some file systems, EISDIR/EINVAL on old kernels): a named temporary.
         var template = Array((folder + "/." + url.lastPathComponent + ".keeptrack-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {
-            throw KeepTrackError.cannotCreate("cannot create a file in \(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))")
+            throw KeepTrackError.cannotCreate("cannot create a file in \(directory): \(String(cString: strerror(errno)))")
         }
         descriptor = fd
+        isAnonymous = false
         temporaryPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        fchmod(fd, 0o644 & ~Self.umaskValue)
+        fchmod(fd, 0o666 & ~Self.umaskValue)
         registration = TemporaryFileRegistry.shared.register(temporaryPath)
     }
 
+    /// Writes `destination` through `body`: committed when `body` returns, discarded when it throws.
+    @discardableResult
+    public static func write<Result>(to destination: String, overwrite: Bool, inputs: [String] = [],
+                                     _ body: (OutputFile) throws -> Result) throws -> Result {
+        let output = try OutputFile(destination: destination, overwrite: overwrite, inputs: inputs)
+        do {
+            let result = try body(output)
+            try output.commit()
+            return result
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    #if os(Linux)
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`), which Swift's Glibc module does not export.
+    static let temporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
+    #endif
+
+    /// The process umask, read without changing it (`umask(2)` can only be read by setting it, which
+    /// races other threads creating files); only the named-temporary fallback needs it.
     static let umaskValue: mode_t = {
-        let value = umask(0o022)
-        umask(value)
-        return value
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) {
+            return value
+        }
+        return 0o022
     }()
 
     deinit {
@@ -221,11 +265,65 @@ public final class OutputFile {
         }
     }
 
-    /// fsyncs and moves the temporary file to the destination.
+    /// fsyncs and gives the file its name: `destination`, never replacing an existing one unless
+    /// `overwrite` (a file that appeared meanwhile is refused too), then makes the name durable.
     public func commit() throws {
         try finishWriting()
         guard fsync(descriptor) == 0 else { throw Self.writeError(errno, destination) }
-        close(descriptor)
+        if isAnonymous {
+            try linkAnonymous()
+        } else {
+            close(descriptor)
+            try moveNamed()
+        }
+        finished = true
+        TemporaryFileRegistry.shared.unregister(registration)
+        let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
+        if folderFD >= 0 { fsync(folderFD); close(folderFD) }
+    }
+
+    private func linkAnonymous() throws {
+        #if os(Linux)
+        let atFDCWD: Int32 = -100, atSymlinkFollow: Int32 = 0x400
+        defer { close(descriptor) }
+        if !overwrite {
+            // linkat refuses an existing name: the no-clobber check and the commit are one step.
+            guard linkat(atFDCWD, temporaryPath, atFDCWD, destination, atSymlinkFollow) == 0 else {
+                let code = errno
+                finished = true
+                if code == EEXIST { throw KeepTrackError.outputExists(destination) }
+                throw KeepTrackError.cannotCreate("cannot create \(destination): \(String(cString: strerror(code)))")
+            }
+            return
+        }
+        // Replacing: give the file a hidden name first, then rename it over the destination (atomic).
+        let url = URL(fileURLWithPath: destination)
+        for _ in 0..<16 {
+            let name = folder + "/." + url.lastPathComponent + ".keeptrack-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+            let slot = TemporaryFileRegistry.shared.register(name)
+            if linkat(atFDCWD, temporaryPath, atFDCWD, name, atSymlinkFollow) == 0 {
+                defer { TemporaryFileRegistry.shared.unregister(slot) }
+                guard rename(name, destination) == 0 else {
+                    let code = errno
+                    unlink(name)
+                    finished = true
+                    throw KeepTrackError.cannotCreate("cannot move the finished file to \(destination): \(String(cString: code == 0 ? strerror(EIO) : strerror(code)))")
+                }
+                return
+            }
+            let code = errno
+            TemporaryFileRegistry.shared.unregister(slot)
+            if code != EEXIST {
+                finished = true
+                throw KeepTrackError.cannotCreate("cannot create a file in \(folder.isEmpty ? "." : folder): \(String(cString: strerror(code)))")
+            }
+        }
+        finished = true
+        throw KeepTrackError.cannotCreate("cannot find a free temporary name beside \(destination)")
+        #endif
+    }
+
+    private func moveNamed() throws {
         if overwrite {
             guard rename(temporaryPath, destination) == 0 else {
                 let code = errno
@@ -237,17 +335,11 @@ public final class OutputFile {
             guard link(temporaryPath, destination) == 0 else {
                 let code = errno
                 discard(closing: false)
-                if code == EEXIST { throw KeepTrackError.cannotCreate("\(destination) already exists; use --force to replace it") }
+                if code == EEXIST { throw KeepTrackError.outputExists(destination) }
                 throw KeepTrackError.cannotCreate("cannot create \(destination): \(String(cString: strerror(code)))")
             }
             unlink(temporaryPath)
         }
-        finished = true
-        TemporaryFileRegistry.shared.unregister(registration)
-        // Make the rename itself durable.
-        let folder = URL(fileURLWithPath: destination).deletingLastPathComponent().path
-        let folderFD = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
-        if folderFD >= 0 { fsync(folderFD); close(folderFD) }
     }
 
     /// Removes the temporary file; the destination is untouched.
@@ -255,15 +347,23 @@ public final class OutputFile {
         guard !finished else { return }
         finished = true
         if closing { close(descriptor) }
-        unlink(temporaryPath)
+        if !isAnonymous { unlink(temporaryPath) }
         TemporaryFileRegistry.shared.unregister(registration)
     }
 }
 
+/// Opt-in for programs (the keeptrack executables do it first thing): on SIGINT, SIGTERM or SIGHUP
+/// remove the named temporaries of unfinished outputs before dying, and let a write past the
+/// file-size limit fail with EFBIG (exit 74) instead of killing the process with SIGXFSZ. A library
+/// user keeps their own signal handling; anonymous temporaries need none.
+public enum OutputSignals {
+    public static func installCleanupHandlers() { TemporaryFileRegistry.shared.installHandlers() }
+}
+
 /// Temporary outputs to delete if the process is interrupted. The signal handler only calls
 /// async-signal-safe `unlink` on C strings prepared in advance.
-public final class TemporaryFileRegistry: @unchecked Sendable {
-    public static let shared = TemporaryFileRegistry()
+final class TemporaryFileRegistry: @unchecked Sendable {
+    static let shared = TemporaryFileRegistry()
     static let capacity = 64
     static let pathLength = 4096
     private let lock = NSLock()
@@ -278,7 +378,6 @@ public final class TemporaryFileRegistry: @unchecked Sendable {
     func register(_ path: String) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        installHandlers()
         guard let slot = (0..<Self.capacity).first(where: { !used.contains($0) }) else { return -1 }
         let bytes = Array(path.utf8CString.prefix(Self.pathLength - 1)) + [0]
         let base = Self.slots + slot * Self.pathLength
@@ -295,7 +394,9 @@ public final class TemporaryFileRegistry: @unchecked Sendable {
         used.remove(slot)
     }
 
-    private func installHandlers() {
+    func installHandlers() {
+        lock.lock()
+        defer { lock.unlock() }
         guard !installed else { return }
         installed = true
         // Past RLIMIT_FSIZE a write must fail with EFBIG (reported as exit 74), not kill the process.

@@ -33,15 +33,8 @@ enum FixtureCommand {
         if let bytes = try invocation.integer("video-frame-bytes", in: 16...(1 << 28)) { options.videoFrameBytes = bytes }
         if invocation.flag("sparse") { options.sparseVideo = true }
         let path = invocation.positionals[1]
-        let output = try OutputFile(destination: path, overwrite: invocation.flag("force"))
-        do {
-            let summary = try FixtureBuilder(options).makeWriter().write(to: output)
-            try output.commit()
-            console.print("wrote \(path): variant \(name), \(summary.bytesWritten) bytes")
-        } catch {
-            output.discard()
-            throw error
-        }
+        let summary = try OutputFile.write(to: path, overwrite: invocation.flag("force")) { try FixtureBuilder(options).makeWriter().write(to: $0) }
+        console.print("wrote \(path): variant \(name), \(summary.bytesWritten) bytes")
         return ExitCode.ok
     }
 
@@ -53,7 +46,7 @@ enum FixtureCommand {
         guard let photo = invocation.value("photo") else { throw KeepTrackError.usage("scene:\(name) needs --photo PNG") }
         let path = invocation.positionals[1]
         if FileManager.default.fileExists(atPath: path) && !invocation.flag("force") {
-            throw KeepTrackError.cannotCreate("\(path) already exists; use --force to replace it")
+            throw KeepTrackError.outputExists(path)
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
