@@ -116,7 +116,8 @@ final class PresentedAudioStream {
                 // The frames the skipped packets would have produced: later media keeps its position.
                 let rate = Double(meter?.sampleRate ?? Int(track.audio?.sampleRate ?? 0))
                 let timescale = Double(max(track.mediaHeader.timescale, 1))
-                mediaPosition += Int((Double(packet.decodeTime - since) * rate / timescale).rounded())
+                let frames = (Double(packet.decodeTime) - Double(since)) * rate / timescale
+                if frames.isFinite, frames > 0, frames < 1e15 { mediaPosition += Int(frames.rounded()) }
                 skippedSince = nil
             }
             do {

@@ -200,6 +200,17 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(levels.skippedPackets.map(\.packet), [1])
         XCTAssertEqual(try XCTUnwrap(levels.levels).rmsDBFS, -23.01, accuracy: 0.05)
 
+        // A packet in the middle: left out, and the packets after it keep their place in time, so
+        // the edit list's end still falls where it did — the levels cover one packet (1024 frames) less.
+        var middle = try fileBytes(path)
+        let fiftieth = samples[49]
+        for index in Int(fiftieth.offset)..<Int(fiftieth.offset) + Int(fiftieth.size) { middle[index] = 0xFF }
+        let gap = folder.path("gap.m4a")
+        try middle.write(to: URL(fileURLWithPath: gap))
+        let gapped = try XCTUnwrap(LevelsAnalyzer.measure(path: gap).tracks.first)
+        XCTAssertEqual(gapped.skippedPackets.map(\.packet), [50])
+        XCTAssertEqual(gapped.levels?.frames, 144_000 - 1024)
+
         for sample in samples {
             for index in Int(sample.offset)..<Int(sample.offset) + Int(sample.size) { bytes[index] = 0xFF }
         }

@@ -111,7 +111,9 @@ public struct Movie: Sendable {
     mutating func installMovieHeader(_ original: Box?) {
         var mvhd = header
         let longest = tracks.compactMap(\.duration).max() ?? 0
-        mvhd.duration = UInt64((longest * Double(mvhd.timescale)).rounded())
+        let scaled = (longest * Double(mvhd.timescale)).rounded()
+        // Beyond what 64 bits hold (a lying sample table): say "unknown" rather than trap.
+        mvhd.duration = scaled.isFinite && scaled >= 0 && scaled < 0x1p63 ? UInt64(scaled) : UInt64.max
         if mvhd.duration > UInt64(UInt32.max) { mvhd.header.version = 1 }
         if original == nil { mvhd.nextTrackID = (tracks.map(\.id).max() ?? 0) + 1 }
         header = mvhd
