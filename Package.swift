@@ -38,6 +38,14 @@ let package = Package(
         ),
         // Swift face detector over CFaceDetect, producing KeepTrackReframe detections.
         .target(name: "KeepTrackFaces", dependencies: ["CFaceDetect", "KeepTrackReframe"]),
+        // C shim over OpenCV's HOG people detector (Debian 12's libopencv-objdetect-dev, installed by scripts/setup.sh).
+        .target(
+            name: "CPeopleDetect",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
+        ),
+        // Swift person (body) detector over CPeopleDetect, producing KeepTrackReframe detections.
+        .target(name: "KeepTrackPeople", dependencies: ["CPeopleDetect", "KeepTrackReframe"]),
         // Synthetic iPhone-layout movies for tests, benchmarks and the demo.
         .target(name: "KeepTrackFixtures", dependencies: ["KeepTrack"]),
         // System libraries (Debian 12 packages installed by scripts/setup.sh): FFmpeg 5.1 codecs and libebur128.
@@ -46,7 +54,7 @@ let package = Package(
         // Codec layer: decodes/encodes keeptrack's own demuxed samples with libavcodec; audio levels and loudness.
         .target(name: "KeepTrackCodec", dependencies: ["KeepTrack", "CFFmpeg", "CEbur128"]),
         // Reframing pipeline: decode, find the subject, plan, crop and encode the video; pass the audio through.
-        .target(name: "KeepTrackReframer", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackReframe"]),
+        .target(name: "KeepTrackReframer", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframe"]),
         // Container commands and the table-driven argument parser; links no C library.
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
         // Commands that decode or encode media (levels, reframe, demo, compare --levels).
@@ -57,7 +65,7 @@ let package = Package(
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(
             name: "KeepTrackTests",
-            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackReframer"],
+            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframer"],
             exclude: ["Golden"]
         ),
     ],

@@ -9,9 +9,13 @@ set -euo pipefail
 # groff-base, zsh and fish check the generated man page and completions (InstallTests).
 # GStreamer's qtmux/mp4mux (gst-launch-1.0, plugins-good) is a second muxer whose files the tests put
 # through every command (MuxerFlavourTests).
+# reframe's person detector (KeepTrackPeople) links OpenCV's objdetect module (its HOG people detector; the
+# SVM is compiled into the library). Tests judge reframe's framing with an independent detector: OpenCV's
+# Haar cascades (opencv-data) through python3-opencv, run as a subprocess with /usr/bin/python3.
 PACKAGES=(ffmpeg mediainfo time pkg-config groff-base zsh fish
     libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev
-    gstreamer1.0-tools gstreamer1.0-plugins-good)
+    gstreamer1.0-tools gstreamer1.0-plugins-good
+    libopencv-objdetect-dev libopencv-imgproc-dev libopencv-core-dev python3-opencv opencv-data)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -133,21 +133,32 @@ public struct CameraPathPlanner: Sendable {
     }
 
     /// The subject's face at each analysed frame of the shot: its own track where that track lives; outside
-    /// its lifetime (left and came back as a new track, or not yet seen) the strongest face present.
+    /// its lifetime (left and came back as a new track, or not yet seen) the strongest face present. Where
+    /// no face was found but people were (backs to the camera, faces too small), the head of the person
+    /// nearest the subject's last position (the strongest one before any is known) stands in.
     private func subjectPositions(in shot: Range<Int>, samples: [DetectionSample], tracks: [FaceTrack],
                                   subject: FaceTrack?) -> [(frameIndex: Int, box: FrameRect)] {
-        guard let subject else { return [] }
-        let subjectPoints = Dictionary(subject.points.map { ($0.frameIndex, $0.detection.box) }, uniquingKeysWith: { a, _ in a })
+        let subjectPoints = Dictionary((subject?.points ?? []).map { ($0.frameIndex, $0.detection.box) }, uniquingKeysWith: { a, _ in a })
         var positions: [(frameIndex: Int, box: FrameRect)] = []
-        for sample in samples where shot.contains(sample.frameIndex) {
+        for sample in samples.sorted(by: { $0.frameIndex < $1.frameIndex }) where shot.contains(sample.frameIndex) {
             if let box = subjectPoints[sample.frameIndex] {
                 positions.append((sample.frameIndex, box))
-            } else if !(subject.firstFrame...subject.lastFrame).contains(sample.frameIndex),
+            } else if let subject, !(subject.firstFrame...subject.lastFrame).contains(sample.frameIndex),
                       let strongest = sample.faces.max(by: { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }) {
                 positions.append((sample.frameIndex, strongest.box))
+            } else if sample.faces.isEmpty, !sample.people.isEmpty {
+                let heads = sample.people.map { (box: DetectionSample.head(ofPerson: $0.box), confidence: $0.confidence) }
+                let chosen: (box: FrameRect, confidence: Int)?
+                if let last = positions.last?.box {
+                    func distance(_ box: FrameRect) -> Double { abs(box.midX - last.midX) + abs(box.midY - last.midY) }
+                    chosen = heads.min { distance($0.box) < distance($1.box) }
+                } else {
+                    chosen = heads.max { $0.confidence < $1.confidence }
+                }
+                if let chosen { positions.append((sample.frameIndex, chosen.box)) }
             }
         }
-        return positions.sorted { $0.frameIndex < $1.frameIndex }
+        return positions
     }
 
     /// Crop centres (along the axis, unquantised) for every frame of the shot.

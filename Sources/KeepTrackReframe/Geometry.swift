@@ -56,13 +56,23 @@ public struct FaceDetection: Equatable, Sendable {
 }
 
 /// The faces found in one analysed frame. Frames are analysed a few times per second, not all of them.
+/// Where no face was found, `people` may hold whole people (bodies, seen from any side) found instead.
 public struct DetectionSample: Equatable, Sendable {
     public var frameIndex: Int
     public var faces: [FaceDetection]
+    public var people: [FaceDetection]
 
-    public init(frameIndex: Int, faces: [FaceDetection]) {
+    public init(frameIndex: Int, faces: [FaceDetection], people: [FaceDetection] = []) {
         self.frameIndex = frameIndex
         self.faces = faces
+        self.people = people
+    }
+
+    /// Where a person's head is in a person detector's box (OpenCV's HOG window: the body fills the middle
+    /// half of the width and about the 12–88 % of the height): a face-sized box at the top, centred.
+    public static func head(ofPerson person: FrameRect) -> FrameRect {
+        FrameRect(x: person.midX - 0.125 * person.width, y: person.y + 0.1 * person.height,
+                  width: 0.25 * person.width, height: 0.14 * person.height)
     }
 }
 

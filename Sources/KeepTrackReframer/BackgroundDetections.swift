@@ -1,5 +1,6 @@
 import Foundation
 import KeepTrackFaces
+import KeepTrackPeople
 import KeepTrackReframe
 
 /// Runs the face detector on a background thread while the analysis decodes: on one OpenMP thread while
@@ -22,7 +23,13 @@ final class BackgroundDetections: @unchecked Sendable {
 
     /// Finds faces in a BGR picture, using this many threads (nil: one).
     typealias Detect = @Sendable (_ picture: DetectionPicture, _ threads: Int?) throws -> [FaceDetection]
+    /// Finds whole people in a BGR picture (run where no face was found).
+    typealias DetectPeople = @Sendable (_ picture: DetectionPicture) throws -> [FaceDetection]
     private let detect: Detect
+    private let detectPeople: DetectPeople?
+    /// People are looked for at most once in this many frames (the detector is slower than the face detector).
+    private let peopleInterval: Int
+    private var lastPeopleFrame: Int?
     private let queue = DispatchQueue(label: "keeptrack.face-detection")
     private let slots = DispatchSemaphore(value: 32)
     private let condition = NSCondition()
@@ -37,7 +44,7 @@ final class BackgroundDetections: @unchecked Sendable {
     /// Pictures submitted so far (only the analysis thread submits).
     private(set) var submitted = 0
 
-    init(detector: FaceDetector) {
+    init(detector: FaceDetector, people: PersonDetector? = nil, peopleInterval: Int = 15) {
         detect = { picture, threads in
             var detector = detector
             if let threads { detector.threads = threads }
@@ -45,10 +52,24 @@ final class BackgroundDetections: @unchecked Sendable {
                 try detector.detect(bgr: $0, width: picture.width, height: picture.height, rowStride: picture.rowStride)
             }
         }
+        if let people {
+            detectPeople = { picture in
+                try picture.bgr.withUnsafeBytes {
+                    try people.detect(bgr: $0, width: picture.width, height: picture.height, rowStride: picture.rowStride)
+                }
+            }
+        } else {
+            detectPeople = nil
+        }
+        self.peopleInterval = max(1, peopleInterval)
     }
 
-    /// For tests: any detector.
-    init(detect: @escaping Detect) { self.detect = detect }
+    /// For tests: any detectors.
+    init(detect: @escaping Detect, people: DetectPeople? = nil, peopleInterval: Int = 1) {
+        self.detect = detect
+        detectPeople = people
+        self.peopleInterval = peopleInterval
+    }
 
     /// The analysis failed or starts over: pictures still waiting are not looked at.
     func abandon() { condition.withLock { abandoned = true } }
@@ -71,7 +92,7 @@ final class BackgroundDetections: @unchecked Sendable {
         queue.async { [self] in
             defer { slots.signal() }
             let (skip, allCores) = condition.withLock { (abandoned || failure != nil, decodingOver) }
-            var faces: [FaceDetection] = []
+            var faces: [FaceDetection] = [], people: [FaceDetection] = []
             var error: Error?
             let started = Date()
             if !skip {
@@ -79,15 +100,20 @@ final class BackgroundDetections: @unchecked Sendable {
                     faces = try detect(picture, allCores ? ProcessInfo.processInfo.activeProcessorCount : nil).map {
                         FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
                     }
+                    // Nobody's face: look for whole people (at most once per `peopleInterval` frames).
+                    if faces.isEmpty, let detectPeople, lastPeopleFrame.map({ frameIndex - $0 >= peopleInterval }) ?? true {
+                        lastPeopleFrame = frameIndex
+                        people = try detectPeople(picture).map { FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence) }
+                    }
                 } catch let thrown {
                     error = thrown
                 }
             }
             condition.withLock {
                 if let error { failure = failure ?? error }
-                if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces)) }
+                if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces, people: people)) }
                 let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
-                var state = State(foundNothing: faces.isEmpty)
+                var state = State(foundNothing: faces.isEmpty && people.isEmpty)
                 if let strongest, let lastFace {
                     let moved = ((strongest.midX - lastFace.midX) * (strongest.midX - lastFace.midX)
                         + (strongest.midY - lastFace.midY) * (strongest.midY - lastFace.midY)).squareRoot()

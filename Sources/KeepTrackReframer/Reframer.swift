@@ -3,6 +3,7 @@ import Foundation
 import KeepTrack
 import KeepTrackCodec
 import KeepTrackFaces
+import KeepTrackPeople
 import KeepTrackReframe
 
 /// What `keeptrack reframe` does, as options.
@@ -20,6 +21,8 @@ public struct ReframeOptions: Sendable {
     public var detectionsPerSecond = 3.0
     /// Longest side of the pictures the face detector sees.
     public var detectionSize = 480
+    /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
+    public var findPeople = true
     /// Analyse only the frames other frames reference (the encoding pass settles cuts between them).
     public var analyseReferencedFramesOnly = true
     public var settings = CameraPathPlanner.Settings()
@@ -241,7 +244,9 @@ public enum Reframer {
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
         var scaler: DetectionScaler?
         var previousHistogram: [Double]?
-        let detections = BackgroundDetections(detector: FaceDetector(threads: 1))
+        // People (bodies) where no face is found, about twice a second.
+        let detections = BackgroundDetections(detector: FaceDetector(threads: 1), people: options.findPeople ? PersonDetector() : nil,
+                                              peopleInterval: max(1, Int((frameRate / 2).rounded())))
         let started = Date()
         var lastDetected = -every
         var lastThumbnail: [UInt8] = []

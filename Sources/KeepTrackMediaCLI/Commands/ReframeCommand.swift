@@ -26,7 +26,9 @@ enum ReframeCommand {
         A picture already as narrow as the target is passed through uncropped (every track copied), with a note.
         A first pass decodes only the frames other frames reference; on them it finds faces (libfacedetection,
         YuNet) 2-3 times a second (more often while nobody is in view, once a second while nothing in the picture
-        changes) on frames scaled to 480 px, on its own thread while decoding goes on, links them into tracks,
+        changes) on frames scaled to 480 px, and where it finds no face, whole people (OpenCV's HOG people
+        detector: backs to the camera, small faces) at most twice a second, on its own thread while decoding goes
+        on, links them into tracks,
         detects shot cuts (the second pass settles a cut on a skipped frame), and plans a camera path per shot:
         where the person rests (1 s or more) the crop rests with the face on its centre line (a third from the top
         when the crop slides vertically); while they move, the face stays within the central 40 % and the crop pans
