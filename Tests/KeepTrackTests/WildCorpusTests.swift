@@ -59,7 +59,13 @@ final class WildCorpusTests: XCTestCase {
                            "remux": lost, "select": lost, "extract": lost,
                            "compare": "frag: 'identical' between the movie and its empty remux"]
         }
+        // Their audio: levels decodes nothing ("no audio decoded") where ffmpeg presents every packet.
+        for file in ["abema-go-mp4/sample_fragmented.mp4", "androidx-media/sample_ac3_fragmented.mp4", "androidx-media/sample_fragmented.mp4",
+                     "androidx-media/sample_opus_fragmented.mp4", "eyevinn-mp4ff/bbb5s_aac_sidx.mp4"] {
+            table[file]?["levels"] = "frag: no audio decoded from the fragments"
+        }
         table["androidx-media/sample_partially_fragmented.mp4"] = [
+            "levels": "frag: only the moov samples are measured (0.023 s of 1 s)",
             "inspect --json": "frag: only the samples in moov are counted", "remux": "frag: only the samples in moov are kept",
             "select": "frag: only the samples in moov are kept", "extract": "frag: only the samples in moov are kept",
             "compare": "frag: 'identical' between the movie and its remux that lost the fragments",
@@ -225,8 +231,8 @@ struct WildFileRun {
         let dump = keeptrack(["dump", input])
         record("dump", "dump", dump, exitZero(dump) ?? dumpVerdict(dump.out))
 
-        let levels = keeptrack(["levels", input])
-        record("levels", "levels", levels, exitZero(levels) ?? .verified)
+        let levels = keeptrack(["levels", "--json", input])
+        record("levels --json", "levels", levels, exitZero(levels) ?? levelsVerdict(levels.out, probe))
 
         let ext = (file as NSString).pathExtension.lowercased()
         let movieExtension = ["mov", "qt"].contains(ext) ? "mov" : "mp4"
@@ -322,6 +328,34 @@ struct WildFileRun {
             }
             if trimmed ? bytes < packetBytes : bytes != packetBytes {
                 return .silentlyWrong("track \(id): \(bytes) bytes, ffprobe's packets hold \(packetBytes)")
+            }
+        }
+        return .verified
+    }
+
+    /// Each audio track levels measured covers what ffmpeg presents: the packets without the
+    /// discard flag, within two packets (or 50 ms); a track it says it decoded nothing of has no
+    /// packets in ffprobe's view either. "Not decodable here" is an honest answer.
+    func levelsVerdict(_ json: String, _ probe: FFprobe.Report?) -> Outcome.Verdict {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            return .broken("levels --json printed no JSON object")
+        }
+        guard let probe else { return .silentlyWrong("levels measured a file ffprobe cannot open") }
+        for track in object["tracks"] as? [[String: Any]] ?? [] {
+            let id = UInt32(track["id"] as? Int ?? 0)
+            guard let stream = probe.stream(track: id) else { return .silentlyWrong("ffprobe has no track \(id)") }
+            let parts = stream.timeBase.split(separator: "/").compactMap { Double($0) }
+            guard parts.count == 2, parts[1] > 0 else { continue }
+            let presented = Double(stream.packets.filter { !$0.isDiscarded }.reduce(Int64(0)) { $0 + ($1.duration ?? 0) }) * parts[0] / parts[1]
+            let note = track["note"] as? String ?? ""
+            if track["decodable"] as? Bool == true {
+                let seconds = (track["levels"] as? [String: Any])?["seconds"] as? Double ?? 0
+                let tolerance = max(0.05, 2 * (WildFileRun.longestPacketSeconds(stream) ?? 0))
+                if abs(seconds - presented) > tolerance {
+                    return .silentlyWrong("levels of track \(id) cover \(seconds) s, ffmpeg presents \(presented) s")
+                }
+            } else if !note.hasPrefix("not decodable here"), !stream.packets.isEmpty {
+                return .silentlyWrong("levels of track \(id): \(note.isEmpty ? "nothing" : note), ffprobe lists \(stream.packets.count) packets")
             }
         }
         return .verified
