@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(
             name: "KeepTrackTests",
             dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframer"],
-            exclude: ["Golden"]
+            exclude: ["Golden", "Judge"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -28,7 +28,9 @@ public struct CropPath: Equatable, Sendable {
 }
 
 /// Plans a camera path that follows the subject's face like a camera operator would, per shot:
-/// 1. the subject is the strongest face track of the shot (other faces fill in only outside its lifetime);
+/// 1. the subject is the strongest face track of the shot (other faces fill in only outside its lifetime;
+///    where no face is found, the person nearest the subject's last position; in a shot where nobody is
+///    found at all, where the picture moves);
 /// 2. where the subject rests (its face stays within `restRange` of the crop for at least `restSeconds`,
 ///    with no steady drift) the crop centre must sit on the composition target, within `restTolerance`:
 ///    the face centred across the crop (a third from the top when the crop slides vertically); while it
@@ -120,7 +122,18 @@ public struct CameraPathPlanner: Sendable {
         for shot in shots {
             let subject = tracks.filter { shot.contains($0.firstFrame) }.max { $0.weight < $1.weight }
             subjects.append(subject?.id)
-            let faces = subjectPositions(in: shot, samples: usable, tracks: tracks, subject: subject)
+            var faces = subjectPositions(in: shot, samples: usable, tracks: tracks, subject: subject)
+            if faces.isEmpty {
+                // Nobody found in the whole shot: follow what moves (a box no wider than a fifth of the crop).
+                faces = usable.compactMap { sample in
+                    guard shot.contains(sample.frameIndex), let motion = sample.motion else { return nil }
+                    let (start, length) = motion.span(along: axis)
+                    let width = min(length, cropLength / 5), centre = start + length / 2
+                    let box = axis == .horizontal ? FrameRect(x: centre - width / 2, y: motion.y, width: width, height: width)
+                                                  : FrameRect(x: motion.x, y: centre - width / 2, width: width, height: width)
+                    return (sample.frameIndex, box)
+                }
+            }
             subjectFaces += faces
             let centres = shotCentres(shot, faces: faces, frameTimes: frameTimes, fallback: previousCentre)
             let quantised = quantise(centres)

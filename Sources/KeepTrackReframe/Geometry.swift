@@ -57,15 +57,19 @@ public struct FaceDetection: Equatable, Sendable {
 
 /// The faces found in one analysed frame. Frames are analysed a few times per second, not all of them.
 /// Where no face was found, `people` may hold whole people (bodies, seen from any side) found instead.
+/// `motion` is where the picture changed, for shots in which nobody is found at all.
 public struct DetectionSample: Equatable, Sendable {
     public var frameIndex: Int
     public var faces: [FaceDetection]
     public var people: [FaceDetection]
+    /// Where the picture changed since the previous analysed frame (the subject when nobody is found).
+    public var motion: FrameRect?
 
-    public init(frameIndex: Int, faces: [FaceDetection], people: [FaceDetection] = []) {
+    public init(frameIndex: Int, faces: [FaceDetection], people: [FaceDetection] = [], motion: FrameRect? = nil) {
         self.frameIndex = frameIndex
         self.faces = faces
         self.people = people
+        self.motion = motion
     }
 
     /// Where a person's head is in a person detector's box (OpenCV's HOG window: the body fills the middle

@@ -86,7 +86,7 @@ final class BackgroundDetections: @unchecked Sendable {
         return submission < states.count ? states[submission] : State()
     }
 
-    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double) {
+    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double, motion: FrameRect? = nil) {
         slots.wait()
         submitted += 1
         queue.async { [self] in
@@ -111,7 +111,7 @@ final class BackgroundDetections: @unchecked Sendable {
             }
             condition.withLock {
                 if let error { failure = failure ?? error }
-                if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces, people: people)) }
+                if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces, people: people, motion: motion)) }
                 let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
                 var state = State(foundNothing: faces.isEmpty && people.isEmpty)
                 if let strongest, let lastFace {

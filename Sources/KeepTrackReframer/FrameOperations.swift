@@ -119,6 +119,26 @@ enum FrameOperations {
         return zip(sums, counts).map { UInt8(min(255, $0 / max($1, 1))) }
     }
 
+    /// Where the picture changed between two thumbnails, in pixels of a `width`×`height` frame: the middle
+    /// 80 % of the changed blocks' columns (a block changed when its mean moved by 16 or more), from the
+    /// highest changed row down, as tall as it is wide. Nil when nothing changed, when the thumbnails cannot
+    /// be compared, or when more than a quarter of the picture changed (a pan, a cut, a flash: no subject).
+    static func motionBox(from a: [UInt8], to b: [UInt8], width: Int, height: Int) -> FrameRect? {
+        let columns = 64, rows = 36
+        guard a.count == columns * rows, b.count == a.count else { return nil }
+        var changedColumns: [Int] = [], topRow = rows
+        for index in a.indices where abs(Int(a[index]) - Int(b[index])) >= 16 {
+            changedColumns.append(index % columns)
+            topRow = min(topRow, index / columns)
+        }
+        guard changedColumns.count >= 2, changedColumns.count * 4 <= a.count else { return nil }
+        changedColumns.sort()
+        let low = changedColumns[changedColumns.count / 10], high = changedColumns[(changedColumns.count * 9) / 10]
+        let blockWidth = Double(width / columns), blockHeight = Double(height / rows)
+        let boxWidth = Double(high - low + 1) * blockWidth
+        return FrameRect(x: Double(low) * blockWidth, y: Double(topRow) * blockHeight, width: boxWidth, height: boxWidth)
+    }
+
     /// The largest difference between two thumbnails' blocks (255 when they cannot be compared).
     static func largestChange(_ a: [UInt8], _ b: [UInt8]) -> Int {
         guard a.count == b.count, !a.isEmpty else { return 255 }

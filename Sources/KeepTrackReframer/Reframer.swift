@@ -303,8 +303,13 @@ public enum Reframer {
             }
             if index - lastDetected >= interval || difference >= cutThreshold, let scaler {
                 lastDetected = index
-                lastThumbnail = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
-                detections.submit(frameIndex: index, picture: scaler.picture(frame), scale: scaler.scale)
+                let current = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
+                // What moved since the last detection: the subject where nobody is found at all.
+                let motion = orientation.rotation == 0
+                    ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
+                    : nil
+                lastThumbnail = current
+                detections.submit(frameIndex: index, picture: scaler.picture(frame), scale: scaler.scale, motion: motion)
             }
             if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }

@@ -262,6 +262,30 @@ final class CompositionTests: XCTestCase {
     }
 }
 
+/// Where nobody is found at all, the crop follows what moves instead of sitting in the middle.
+final class MotionFallbackTests: XCTestCase {
+    func testAShotWithNobodyFollowsTheMotionAndAShotWithAFaceIgnoresIt() {
+        // Something moves from x 300 to 1500 over 4 s; no face or person is ever found.
+        let times = (0..<120).map { Double($0) / 30 }
+        let moving = stride(from: 0, to: 120, by: 10).map { index in
+            DetectionSample(frameIndex: index, faces: [], motion: FrameRect(x: 300 + Double(index) * 10 - 40, y: 400, width: 80, height: 80))
+        }
+        let planner = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: 608, cropHeight: 1080)
+        let path = planner.plan(frameTimes: times, samples: moving, cuts: [])
+        XCTAssertLessThan(path.offsets[0], 100)
+        XCTAssertGreaterThan(path.offsets[119], 900)
+        XCTAssertEqual(PathStatistics(path: path, frameTimes: times).reversals, 0)
+        // The same motion beside a face: the face is the subject.
+        let withFace = moving.map { sample in
+            var sample = sample
+            sample.faces = [FaceDetection(box: SyntheticScene.faceAt(1000), confidence: 90)]
+            return sample
+        }
+        let facePath = planner.plan(frameTimes: times, samples: withFace, cuts: [])
+        XCTAssertEqual(Set(facePath.offsets), [1000 - 304])
+    }
+}
+
 final class ShotDetectorTests: XCTestCase {
     func testFindsHardCutsButNotMotionOrNoise() {
         var generator = NoiseGenerator(seed: 3)

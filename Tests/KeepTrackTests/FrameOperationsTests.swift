@@ -41,4 +41,17 @@ final class FrameOperationsTests: XCTestCase {
         XCTAssertEqual(UncertainCut.distance([0.5, 0.5, 0], [0.5, 0.5, 0]), 0)
         XCTAssertEqual(UncertainCut.distance([1, 0], [0, 1]), 1)
     }
+
+    func testMotionBoxIsWhereBlocksChangedAndNilForAPanOrNothing() throws {
+        let still = [UInt8](repeating: 100, count: 64 * 36)
+        var moved = still
+        for row in 10..<20 { for column in 40..<44 { moved[row * 64 + column] = 160 } }
+        let box = try XCTUnwrap(FrameOperations.motionBox(from: still, to: moved, width: 1920, height: 1080))
+        XCTAssertEqual(box.x, 40 * 30)
+        XCTAssertEqual(box.width, 4 * 30)
+        XCTAssertEqual(box.y, 10 * 30)
+        XCTAssertNil(FrameOperations.motionBox(from: still, to: still, width: 1920, height: 1080), "nothing moved")
+        XCTAssertNil(FrameOperations.motionBox(from: still, to: [UInt8](repeating: 180, count: 64 * 36), width: 1920, height: 1080), "everything changed")
+        XCTAssertNil(FrameOperations.motionBox(from: [], to: moved, width: 1920, height: 1080))
+    }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+import KeepTrackReframe
+@testable import KeepTrackReframer
+
+/// reframe on real footage nobody on this project made, judged by an independent detector: OpenCV's Haar
+/// face cascade (Judge/haar_faces.py through Debian's python3-opencv), not the YuNet detector reframe uses.
+final class FootageFramingTests: XCTestCase {
+    static let judge = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Judge/haar_faces.py").path
+
+    /// The largest face the judge finds in each sampled frame of `path` (nil where it finds none).
+    static func judgedFaces(_ path: String, fps: Double) throws -> [(time: Double, width: Double, face: FrameRect?)] {
+        let result = try XCTUnwrap(runTool("/usr/bin/python3", [judge, path, "\(fps)"]), "python3-opencv is not installed (scripts/setup.sh)")
+        XCTAssertEqual(result.code, 0, result.out)
+        return try result.out.split(separator: "\n").map { line in
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let faces = (object["faces"] as? [[Int]] ?? []).map { FrameRect(x: Double($0[0]), y: Double($0[1]), width: Double($0[2]), height: Double($0[3])) }
+            return ((object["time"] as? Double) ?? 0, Double(object["width"] as? Int ?? 0), faces.max { $0.area < $1.area })
+        }
+    }
+
+    /// A talking head (one woman, head and shoulders, drifting slowly left by about 80 px over 9 s): in the
+    /// 9:16 output the judge finds her face on every sampled frame, its centre within 5 % of the crop width of
+    /// the centre line on most of them. (The two detectors' boxes disagree by up to 6 % of the crop width on
+    /// this clip — Haar's face centre at x 795 where YuNet's is at 770 on the first frame — hence the
+    /// looser bound on the worst frame; reframe centres YuNet's box within 4 % throughout.)
+    func testTalkingHeadIsCentredInTheOutput() throws {
+        let source = try PersonDetectorTests.footage("talking_head_720p.mp4")
+        let folder = TemporaryFolder()
+        let output = folder.path("vertical.mp4")
+        var options = ReframeOptions()
+        options.preset = "ultrafast"
+        _ = try Reframer.run(input: source, output: output, options: options)
+        let judged = try Self.judgedFaces(output, fps: 2)
+        XCTAssertGreaterThanOrEqual(judged.count, 18)
+        let offsets = judged.compactMap { sample in sample.face.map { abs($0.midX - sample.width / 2) / sample.width } }
+        print("talking_head: judge found the face on \(offsets.count)/\(judged.count) output frames; offset from the centre line (crop widths): median \(offsets.sorted()[offsets.count / 2]), largest \(offsets.max() ?? 0)")
+        XCTAssertGreaterThanOrEqual(Double(offsets.count) / Double(judged.count), 0.9)
+        XCTAssertLessThanOrEqual(offsets.sorted()[offsets.count / 2], 0.05)
+        XCTAssertLessThanOrEqual(offsets.max() ?? 1, 0.12)
+    }
+}
