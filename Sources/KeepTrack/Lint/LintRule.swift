@@ -25,6 +25,8 @@ public struct LintRule: Sendable, Equatable {
         explanation: "Tracks of different media kinds (audio, video, ...) share an alternate group: only one of them can play at a time.")
     public static let missingSampleDescription = LintRule(id: "missing-sample-description", severity: .error,
         explanation: "A track with samples has no sample description (stsd is empty): no player can decode it. ffmpeg writes this when it copies a codec it does not know, such as Apple's mebx metadata.")
+    public static let unreferencedMediaData = LintRule(id: "unreferenced-media-data", severity: .warning,
+        explanation: "Bytes of an mdat that no sample of any track references (more than 1,024, or not all zero): media the tracks do not describe — fragments keeptrack did not read, or data a writer left behind. A rewrite does not carry them.")
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
@@ -43,7 +45,8 @@ public struct LintRule: Sendable, Equatable {
 
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
-                                         danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing, malformed]
+                                         danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing,
+                                         unreferencedMediaData, malformed]
 }
 
 /// One problem found in one movie.

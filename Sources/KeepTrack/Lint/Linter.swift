@@ -47,6 +47,9 @@ public enum Linter {
                 }
             }
         }
+        if let warning = MediaDataAccount(movie: movie).warning {
+            findings.append(LintFinding(rule: .unreferencedMediaData, message: warning))
+        }
         return findings
     }
 

@@ -30,10 +30,16 @@ public struct InspectReport: Sendable {
             ])
         })))
         pairs.append(("metadata", .object(movie.metadata.map { ($0.key, .string($0.value)) })))
+        let account = MediaDataAccount(movie: movie)
         pairs.append(("warnings", .array(movie.tolerated.map { tolerance in
             .object([("rule", .string(LintRule.rule(for: tolerance.kind).id)), ("path", .string(tolerance.path)),
                      ("offset", .int(Int64(tolerance.offset))), ("message", .string(tolerance.message))])
-        })))
+        } + (account.warning.map { warning in
+            [.object([("rule", .string(LintRule.unreferencedMediaData.id)), ("path", .string("mdat")),
+                      ("offset", .int(Int64(account.entries.first(where: \.warrantsWarning)?.mdatOffset ?? 0))), ("message", .string(warning))])]
+        } ?? []))))
+        pairs.append(("mediaData", .object([("unreferencedBytes", .int(Int64(account.unreferencedBytes))),
+                                            ("mdats", .array(account.entries.map(\.json)))])))
         return .object(pairs)
     }
 
@@ -122,9 +128,11 @@ public struct InspectReport: Sendable {
         for group in groups {
             lines.append(contentsOf: groupLines(group))
         }
-        if !movie.tolerated.isEmpty {
+        let mediaData = MediaDataAccount(movie: movie).lines
+        if !movie.tolerated.isEmpty || !mediaData.isEmpty {
             lines.append("")
             for tolerance in movie.tolerated { lines.append("warning \(LintRule.rule(for: tolerance.kind).id): \(tolerance.text)") }
+            lines.append(contentsOf: mediaData)
         }
         if !movie.metadata.isEmpty {
             lines.append("")

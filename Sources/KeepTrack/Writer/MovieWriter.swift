@@ -41,7 +41,7 @@ public struct MovieWriter {
         self.init(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
                   otherTopLevel: Self.keptTopLevel(movie.boxes), topLevelSource: movie.source,
                   tracks: movie.tracks.map { OutputTrack($0, in: movie) }, options: options)
-        notes = Self.droppedIndexNotes(movie.boxes)
+        notes = Self.droppedIndexNotes(movie.boxes) + MediaDataAccount(movie: movie).droppedNotes
     }
 
     static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
