@@ -138,7 +138,9 @@ public enum Reframer {
         if verticalTarget, orientation.displayWidth * options.aspect.height <= orientation.displayHeight * options.aspect.width {
             var remux = MovieOutput.Options()
             remux.overwrite = options.overwrite
-            summary.verification = try MovieOutput.remux(input: input, output: output, options: remux).verification
+            let copied = try MovieOutput.remux(input: input, output: output, options: remux)
+            summary.verification = copied.verification
+            summary.notes += copied.notes
             summary.passthrough = true
             summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
             let unused = [("--size", options.size != nil), ("--codec", options.codec != nil), ("--crf", options.crf != nil),
@@ -455,7 +457,9 @@ public enum Reframer {
         var writer = MovieWriter(passingThrough: movie)
         writer.tracks = tracks.outputTracks(in: movie, video: replacement)
         // Read back like every other write: tracks, sample tables, placement and the movie's own boxes.
-        summary.verification = try MovieOutput.write(writer, into: destination, options: MovieOutput.Options()).verification
+        let written = try MovieOutput.write(writer, into: destination, options: MovieOutput.Options())
+        summary.verification = written.verification
+        summary.notes += written.notes  // fragment indexes or media data the output does not carry
         let muxed = Date()
 
         summary.crop = crop

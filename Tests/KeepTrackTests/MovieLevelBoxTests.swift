@@ -65,12 +65,20 @@ final class MovieLevelBoxTests: XCTestCase {
         var scene = try XCTUnwrap(ReframeScene.standard(duration: 1).first { $0.name == "still" })
         scene.name = "tiny"
         let clip = try writeScene(scene, in: folder)
-        let source = try Self.appendingUnknownBox(to: clip, payload: Self.unknownPayload, as: "source.mov", in: folder)
+        let unknown = try Self.appendingUnknownBox(to: clip, payload: Self.unknownPayload, as: "unknown.mov", in: folder)
+        // And a fragment index after it, which the output must drop and name.
+        var mfro = ByteWriter()
+        mfro.u32(0); mfro.u32(24)
+        let source = folder.path("source.mov")
+        try (fileBytes(unknown) + Box(type: "mfra", children: [Box(type: "mfro", bytes: mfro.bytes)]).serialized())
+            .write(to: URL(fileURLWithPath: source))
         let output = folder.path("vertical.mov")
         var options = ReframeOptions()
         options.preset = "ultrafast"
         let summary = try Reframer.run(input: source, output: output, options: options)
         XCTAssertFalse(summary.passthrough)
+        XCTAssertTrue(summary.notes.contains { $0.hasPrefix("dropped mfra at byte") }, "\(summary.notes)")
+        XCTAssertFalse(try Movie.open(path: output).boxes.contains { $0.type == "mfra" })
         // The output was read back before it replaced OUT, as remux's is.
         let verification = try XCTUnwrap(summary.verification)
         let written = try Movie.open(path: output)
