@@ -190,6 +190,34 @@ final class FilePointerTests: XCTestCase {
         }
     }
 
+    /// A top-level meta (written before moov) with an item stored in a box after moov: both move.
+    func testTopLevelMetaItemFollowsItsBytes() throws {
+        let folder = TemporaryFolder()
+        let fixture = try FixtureBuilder().write(to: folder.path("plain.mov"))
+        var bytes = try fileBytes(fixture)
+        let payload = (0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        var handler = ByteWriter()
+        handler.u32(0); handler.u32(0); handler.fourCC("pict"); handler.append([UInt8](repeating: 0, count: 13))
+        func meta(_ itemOffset: UInt64) throws -> [UInt8] {
+            try Box(type: "meta", prefix: [0, 0, 0, 0], children: [Box(type: "hdlr", bytes: handler.bytes),
+                                                                   Self.itemLocations([(itemOffset, 700)])]).serialized()
+        }
+        let sizing = try meta(16)
+        let start = UInt64(bytes.count + sizing.count + 8)
+        bytes.append(contentsOf: try meta(start + 300))
+        bytes.append(contentsOf: try Box(type: "kTst", bytes: payload).serialized())
+        let input = folder.path("top-meta.mov")
+        try bytes.write(to: URL(fileURLWithPath: input))
+        let output = folder.path("out.mov")
+        let result = runCLI(["remux", input, output])
+        XCTAssertEqual(result.code, 0, result.error)
+        let written = try Movie.open(path: output)
+        let iloc = try XCTUnwrap(written.boxes.first { $0.type == "meta" }?.first("iloc")).payload
+        let base = iloc[14..<18].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, offset = iloc[20..<24].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        XCTAssertNotEqual(base + offset, start + 300)
+        XCTAssertEqual(try Self.bytes(output, at: base + offset, count: 700), Data(payload[300..<1000]))
+    }
+
     /// Item bytes in mdat outside every sample are not carried: the rewrite refuses (65) naming iloc.
     func testItemInTheMediaDataIsRefused() throws {
         let folder = TemporaryFolder()
