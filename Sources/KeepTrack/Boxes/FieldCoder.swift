@@ -19,10 +19,13 @@ public protocol FieldCoder {
     var remaining: Int { get }
     /// An error naming the box path and the byte offset reached.
     func malformed(_ reason: String) -> KeepTrackError
+    /// Records of a long table coded at most (a dump shows the first few; reading and writing code all).
+    var entryLimit: Int { get }
 }
 
 extension FieldCoder {
     public func malformed(_ reason: String) -> KeepTrackError { .malformed(path: "", offset: 0, reason: reason) }
+    public var entryLimit: Int { Int.max }
 }
 
 /// Something described by fields: a box payload or a record inside one.
@@ -154,6 +157,7 @@ public struct FieldDumper: FieldCoder {
     let limit: Int
     var prefix = ""
     public init(limit: Int) { self.limit = limit }
+    public var entryLimit: Int { limit }
     public var isDecoding: Bool { false }
     public var remaining: Int { Int.max }
 

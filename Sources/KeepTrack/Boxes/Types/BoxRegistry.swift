@@ -10,6 +10,9 @@ public enum BoxRegistry {
         ElementaryStreamDescriptorBox.self, AC3SpecificBox.self, EAC3SpecificBox.self, MLPSpecificBox.self,
         AC4SpecificBox.self, ALACSpecificBox.self, OpusSpecificBox.self, FLACSpecificBox.self, AMRSpecificBox.self,
         DataEntryBox.self, OriginalFormatBox.self, SchemeTypeBox.self,
+        TrackExtendsBox.self, MovieExtendsHeaderBox.self, MovieFragmentHeaderBox.self,
+        TrackFragmentHeaderBox.self, TrackFragmentDecodeTimeBox.self, TrackRunBox.self, SegmentIndexBox.self,
+        TrackFragmentRandomAccessBox.self, MovieFragmentRandomAccessOffsetBox.self,
     ]
 
     static let byType: [FourCC: any BoxView.Type] = {

@@ -43,6 +43,16 @@ extension FieldCoder {
         for index in value.indices { try body(&self, &value[index]) }
     }
 
+    /// `records`, of which a dump shows only the first `entryLimit` (indexes, one per fragment or subsegment, run long).
+    mutating func limitedRecords<E>(_ name: String, _ value: inout [E], count: Int, recordSize: Int, make: () -> E,
+                                    body: (inout Self, inout E) throws -> Void) throws {
+        guard !isDecoding, value.count > entryLimit else {
+            return try records(name, &value, count: count, recordSize: recordSize, make: make, body: body)
+        }
+        var shown = Array(value.prefix(entryLimit))
+        try records(name, &shown, count: shown.count, recordSize: recordSize, make: make, body: body)
+    }
+
     /// A 16.16 or 8.8 fixed-point value, or an integer whose width depends on the box version.
     mutating func versioned<T: FixedWidthInteger & UnsignedInteger>(_ name: String, _ value: inout T, version: UInt8) throws {
         try uint(name, &value, bytes: version == 1 ? 8 : 4)
