@@ -36,6 +36,10 @@ public struct Movie: Sendable {
     public static func fallbackTimescale(mediaTimescales: [UInt32]) -> UInt32 {
         mediaTimescales.max().flatMap { $0 > 0 ? $0 : nil } ?? 1000
     }
+    /// The movie has `mvex` or `moof` boxes: samples may follow moov in movie fragments.
+    public let isFragmented: Bool
+    /// Top-level `moof` boxes.
+    public let fragmentCount: Int
 
     public static func open(path: String) throws -> Movie {
         try Movie(source: FileByteSource(path: path))
@@ -94,6 +98,8 @@ public struct Movie: Sendable {
             }
             tracks.append(track)
         }
+        isFragmented = moov.first("mvex") != nil || boxes.contains { $0.type == "moof" }
+        fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: source.size) : 0
         try Self.checkChunksDoNotOverlap(tracks)
         if let (mdat, declared) = shortMediaData {
             tolerated.append(Tolerance(kind: .mediaDataPastEnd, path: "mdat", offset: mdat.offset,
@@ -165,8 +171,12 @@ public struct Movie: Sendable {
             let track = tracks[next.track], other = tracks[previous.track]
             let table = track.sampleTable
             let box: FourCC = table.usesLargeOffsets ? "co64" : "stco"
+            var path = track.path + "/mdia/minf/stbl/" + box.description, offset = table.boxOffsets[box] ?? track.box.offset
+            if let fragments = track.fragments, next.chunk >= fragments.stblChunkCount {
+                (path, offset) = (fragments.runPaths[next.chunk - fragments.stblChunkCount], fragments.runOffsets[next.chunk - fragments.stblChunkCount])
+            }
             throw KeepTrackError.malformed(
-                path: track.path + "/mdia/minf/stbl/" + box.description, offset: table.boxOffsets[box] ?? track.box.offset,
+                path: path, offset: offset,
                 reason: "chunk \(next.chunk + 1) of track \(track.id) (bytes \(next.start)..<\(next.end)) overlaps chunk \(previous.chunk + 1) of track \(other.id) (bytes \(previous.start)..<\(previous.end))")
         }
     }
@@ -189,6 +199,8 @@ public struct Movie: Sendable {
     /// Movie duration in seconds: mvhd's; when mvhd says "unknown" (all ones) or has no time
     /// scale, the longest track's; nil when no duration is known.
     public var duration: Double? {
+        // A fragmented movie's mvhd describes only the moov samples: the longest track says more.
+        if tracks.contains(where: { $0.fragments?.addsSamples == true }) { return tracks.compactMap(\.duration).max() }
         if !header.durationIsUnknown, header.timescale > 0 { return Double(header.duration) / Double(header.timescale) }
         return tracks.compactMap(\.duration).max()
     }

@@ -33,6 +33,11 @@ public struct SampleTable: Sendable {
     /// 1-based sync sample numbers; nil when every sample is a sync sample (no `stss`).
     public let syncSamples: [UInt32]?
     public let usesLargeOffsets: Bool
+    /// One `sdtp` byte per sample (is_leading, depends_on, is_depended_on, has_redundancy), kept for
+    /// tables built from fragments; empty when unknown (a table read from `stbl` leaves `sdtp` in its box).
+    public var dependencies: [UInt8] = []
+    /// Decode time of the first sample: 0 in `stbl`; a fragmented track's first `tfdt` may start later.
+    public var firstDecodeTime: UInt64 = 0
     /// Where each table box (`stsz`, `stsc`, `stco`, ...) started in the file, so errors point at the box itself.
     public var boxOffsets: [FourCC: UInt64] = [:]
 
@@ -195,6 +200,7 @@ public struct SampleTable: Sendable {
         init(table: SampleTable) {
             self.table = table
             chunk = -1
+            decodeTime = table.firstDecodeTime
             sttsLeft = table.timeToSample.isEmpty ? 0 : Int(table.timeToSample[0])
             cttsLeft = table.compositionOffsets.isEmpty ? 0 : Int(table.compositionOffsets[0])
         }

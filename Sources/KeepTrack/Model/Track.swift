@@ -51,7 +51,10 @@ public struct Track: Sendable {
     /// Outgoing references: `fall` → [2] for the spatial track.
     public var references: [(type: FourCC, trackIDs: [UInt32])]
     public let sampleEntries: [Box]
-    public let sampleTable: SampleTable
+    /// Every sample of the track: the `stbl` samples, then those of every fragment in file order.
+    public internal(set) var sampleTable: SampleTable
+    /// What the track's fragments added (nil when the movie is not fragmented).
+    public internal(set) var fragments: TrackFragments?
     /// The movie's time scale, for durations in seconds.
     public let movieTimescale: UInt32
     /// False when `movieTimescale` is a fallback (no mvhd, or its time scale is 0): tkhd and elst
@@ -111,7 +114,9 @@ public struct Track: Sendable {
     /// Track duration in seconds: tkhd's, in movie time (what players show); when tkhd says
     /// "unknown" (all ones) or the movie has no usable time scale, the duration of the samples; nil
     /// when neither is known (an unknown tkhd duration over an empty sample table).
+    /// A track whose fragments added samples: from every sample (tkhd describes only moov's).
     public var duration: Double? {
+        if movieTimescale > 0, let timing = defragmentedTiming { return Double(timing.trackDuration) / Double(movieTimescale) }
         if !header.durationIsUnknown, movieTimescaleKnown, movieTimescale > 0 { return Double(header.duration) / Double(movieTimescale) }
         guard sampleTable.sampleCount > 0, mediaHeader.timescale > 0 else { return nil }
         return mediaDuration

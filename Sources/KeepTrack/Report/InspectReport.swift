@@ -20,6 +20,8 @@ public struct InspectReport: Sendable {
             ("brands", .array(brands.map { .string($0.description) })),
             ("duration", .optional(movie.duration.map { rounded($0) })),
             ("fastStart", .bool(movie.isFastStart)),
+            ("fragmented", .bool(movie.isFragmented)),
+            ("fragments", .int(Int64(movie.fragmentCount))),
             ("tracks", .array(movie.tracks.map(trackJSON))),
         ]
         pairs.append(("alternateGroups", .array(movie.alternateGroups.map { group in
@@ -106,7 +108,8 @@ public struct InspectReport: Sendable {
     public var text: String {
         var lines: [String] = []
         let container = movie.isQuickTime ? "QuickTime movie" : "MP4"
-        let layout = movie.isFastStart ? "moov first (fast start)" : "moov after mdat"
+        var layout = movie.isFastStart ? "moov first (fast start)" : "moov after mdat"
+        if movie.isFragmented { layout += ", fragmented, \(movie.fragmentCount) fragment\(movie.fragmentCount == 1 ? "" : "s")" }
         let duration = movie.duration.map { String(format: "%.2f s", $0) } ?? "duration unknown"
         lines.append("\(name): \(container), \(duration), \(movie.tracks.count) track\(movie.tracks.count == 1 ? "" : "s"), \(layout)")
         lines.append("")

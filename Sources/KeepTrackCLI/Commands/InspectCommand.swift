@@ -12,6 +12,7 @@ enum InspectCommand {
         Reads only the structure of each file (never the media data), so a 4 GiB file inspects as fast as a small one.
         Bytes of an mdat that no sample references are counted and reported ("mdat at 48: 61,234 of 62,000 bytes not
         referenced by any sample"); a warning above 1,024 bytes or when not all zero (only those few bytes are read).
+        A fragmented movie (moof/traf/trun) shows every fragment's samples, its true duration and "fragmented, N fragments".
         Exit status: 0 when every file was read, else the worst of 65 (malformed), 66 (missing), 74 (I/O error).
         """
     ) { invocation, console in

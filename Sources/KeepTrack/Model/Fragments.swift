@@ -1,0 +1,400 @@
+/// What a fragmented track's `moof/traf/trun` boxes added to the samples of its `stbl`.
+public struct TrackFragments: Sendable {
+    /// Samples and chunks that `stbl` describes: the first ones of the track's table.
+    public var stblSampleCount: Int
+    public var stblChunkCount: Int
+    /// Samples the fragments added after them.
+    public var sampleCount: Int
+    /// Track fragments (`traf`) naming this track.
+    public var trackFragmentCount: Int
+    /// The `trun` box offset of each fragment chunk (index: chunk − `stblChunkCount`), for messages.
+    public var runOffsets: [UInt64]
+    /// The `trun` box path of each fragment chunk.
+    public var runPaths: [String]
+    /// The track's `mvex/trex` defaults (zeros when the movie has none for it).
+    public var defaults: TrackExtendsBox
+    /// Why the track cannot be written into a progressive movie (its fragments are encrypted), or nil.
+    public var encryption: String?
+    /// Decode-time corrections that could not be represented exactly (a `tfdt` earlier than the
+    /// samples before it allow), one sentence each.
+    public var timingNotes: [String]
+
+    /// The table no longer comes from `stbl` alone: a writer must rebuild the sample-table boxes.
+    public var addsSamples: Bool { sampleCount > 0 }
+}
+
+/// Reads every top-level `moof` (in file order) into the sample tables of the tracks it names.
+enum FragmentReader {
+    /// A `trun` with neither per-sample records nor a sample size may claim no more samples than this
+    /// (such a run costs no bytes to claim, but a table entry per sample to hold).
+    static let maximumSizelessRun = 1 << 20
+
+    /// Adds the fragments' samples to `tracks`; returns the number of `moof` boxes.
+    static func read(boxes: [Box], moov: Box, tracks: inout [Track], fileSize: UInt64) throws -> Int {
+        var defaults: [UInt32: TrackExtendsBox] = [:]
+        if let mvex = moov.first("mvex") {
+            for (index, trex) in mvex.all("trex").enumerated() {
+                let view = try TrackExtendsBox(box: trex, path: "moov/mvex/trex" + (index == 0 ? "" : "[\(index + 1)]"))
+                defaults[view.trackID] = view
+            }
+        }
+        var indexByID: [UInt32: Int] = [:]
+        for (index, track) in tracks.enumerated() { indexByID[track.id] = index }
+        var builders: [FragmentTableBuilder?] = Array(repeating: nil, count: tracks.count)
+        var moofCount = 0
+        for moof in boxes where moof.type == "moof" {
+            let moofPath = "moof" + (moofCount == 0 ? "" : "[\(moofCount + 1)]")
+            moofCount += 1
+            var previousTrafEnd: UInt64?
+            var trafCounts = 0
+            for traf in moof.children where traf.type == "traf" {
+                let trafPath = moofPath + "/traf" + (trafCounts == 0 ? "" : "[\(trafCounts + 1)]")
+                trafCounts += 1
+                guard let tfhdBox = traf.first("tfhd") else {
+                    throw KeepTrackError.malformed(path: trafPath, offset: traf.offset, reason: "track fragment has no tfhd")
+                }
+                let tfhd = try TrackFragmentHeaderBox(box: tfhdBox, path: trafPath + "/tfhd")
+                guard let index = indexByID[tfhd.trackID] else {
+                    throw KeepTrackError.malformed(path: trafPath + "/tfhd", offset: tfhdBox.offset,
+                        reason: "names track \(tfhd.trackID), moov has tracks \(tracks.map { String($0.id) }.joined(separator: ", "))")
+                }
+                if builders[index] == nil {
+                    builders[index] = try FragmentTableBuilder(track: tracks[index], defaults: defaults[tfhd.trackID])
+                }
+                previousTrafEnd = try builders[index]!.add(traf: traf, tfhd: tfhd, path: trafPath, moof: moof,
+                                                           previousTrafEnd: previousTrafEnd, fileSize: fileSize)
+            }
+        }
+        for index in tracks.indices {
+            guard let builder = builders[index] else {
+                // A track no fragment names keeps its stbl; a movie with mvex still records its defaults.
+                if moov.first("mvex") != nil {
+                    let table = tracks[index].sampleTable
+                    tracks[index].fragments = TrackFragments(
+                        stblSampleCount: table.sampleCount, stblChunkCount: table.chunkOffsets.count, sampleCount: 0,
+                        trackFragmentCount: 0, runOffsets: [], runPaths: [], defaults: defaults[tracks[index].id] ?? TrackExtendsBox(),
+                        encryption: nil, timingNotes: [])
+                }
+                continue
+            }
+            tracks[index].sampleTable = builder.table()
+            tracks[index].fragments = builder.summary
+        }
+        return moofCount
+    }
+}
+
+/// Extends a track's `stbl` table with fragment samples, in the same compact form: each `trun`'s
+/// contiguous data is one chunk, durations and composition offsets stay run-length coded.
+struct FragmentTableBuilder {
+    let base: SampleTable
+    let track: Track
+    var summary: TrackFragments
+    var count: Int
+    var sizes: [UInt32]
+    var chunkOffsets: [UInt64]
+    var sampleToChunk: [UInt32]
+    var timeToSample: [UInt32]
+    var compositionOffsets: [UInt32]
+    var signedOffsets: Bool
+    var syncSamples: [UInt32]?
+    var dependencies: [UInt8]
+    var firstDecodeTime: UInt64
+    /// Decode time after the last sample.
+    var endTime: UInt64
+    /// A `tfdt` seen before the first sample of the track: where that sample starts.
+    var pendingStart: UInt64?
+
+    init(track: Track, defaults: TrackExtendsBox?) throws {
+        self.track = track
+        let table = track.sampleTable
+        base = table
+        count = table.sampleCount
+        sizes = table.sizes.isEmpty ? Array(repeating: table.constantSize, count: table.sampleCount) : table.sizes
+        chunkOffsets = table.chunkOffsets
+        sampleToChunk = table.sampleToChunk
+        timeToSample = table.timeToSample
+        compositionOffsets = table.compositionOffsets
+        signedOffsets = table.compositionOffsetsSigned
+        syncSamples = table.syncSamples
+        firstDecodeTime = table.firstDecodeTime
+        endTime = table.firstDecodeTime &+ table.mediaDuration
+        dependencies = []
+        if let sdtp = track.box.find(["mdia", "minf", "stbl", "sdtp"]), sdtp.payload.count > 4 {
+            let flags = sdtp.payload.dropFirst(4).prefix(table.sampleCount)
+            dependencies = Array(flags) + Array(repeating: 0, count: table.sampleCount - flags.count)
+        }
+        summary = TrackFragments(stblSampleCount: table.sampleCount, stblChunkCount: table.chunkOffsets.count, sampleCount: 0,
+                                 trackFragmentCount: 0, runOffsets: [], runPaths: [], defaults: defaults ?? TrackExtendsBox(),
+                                 encryption: nil, timingNotes: [])
+        if let entry = track.sampleEntries.first(where: { Self.encryptedEntries.contains($0.type) }) {
+            summary.encryption = "track \(track.id) is encrypted (sample entry \(entry.type))"
+        }
+    }
+
+    static let encryptedEntries: Set<FourCC> = ["encv", "enca", "enct", "encs"]
+
+    /// PIFF's sample encryption box, a `uuid` inside `traf`.
+    static let piffSampleEncryption: [UInt8] = [0xA2, 0x39, 0x4F, 0x52, 0x5A, 0x9B, 0x4F, 0x14, 0xA2, 0x44, 0x6C, 0x42, 0x7C, 0x64, 0x8D, 0xF4]
+
+    /// Adds one `traf`; returns the end of its data (the base of a following `traf` that names none).
+    mutating func add(traf: Box, tfhd: TrackFragmentHeaderBox, path: String, moof: Box, previousTrafEnd: UInt64?, fileSize: UInt64) throws -> UInt64? {
+        summary.trackFragmentCount += 1
+        let defaults = summary.defaults
+        if summary.encryption == nil {
+            let auxiliary = traf.children.filter { ["senc", "saiz", "saio"].contains($0.type) || $0.userType == Self.piffSampleEncryption }
+            if let first = auxiliary.first {
+                summary.encryption = "track \(track.id)'s fragments carry sample encryption data (\(path)/\(first.type) at byte \(first.offset))"
+            }
+        }
+        let descriptionIndex = tfhd.sampleDescriptionIndex ?? defaults.defaultSampleDescriptionIndex
+        if descriptionIndex == 0 || (!track.sampleEntries.isEmpty && Int(descriptionIndex) > track.sampleEntries.count) {
+            throw KeepTrackError.malformed(path: path + "/tfhd", offset: traf.first("tfhd")?.offset ?? traf.offset,
+                reason: "sample description index \(descriptionIndex) is outside 1...\(track.sampleEntries.count) (stsd of track \(track.id))")
+        }
+        if let tfdtBox = traf.first("tfdt") {
+            let tfdt = try TrackFragmentDecodeTimeBox(box: tfdtBox, path: path + "/tfdt")
+            startNextSample(at: tfdt.baseMediaDecodeTime, path: path + "/tfdt")
+        }
+        let dataBase = tfhd.baseDataOffset ?? (tfhd.isDefaultBaseMoof ? moof.offset : (previousTrafEnd ?? moof.offset))
+        var nextRunStart = dataBase
+        var runIndex = 0
+        for trunBox in traf.children where trunBox.type == "trun" {
+            let runPath = path + "/trun" + (runIndex == 0 ? "" : "[\(runIndex + 1)]")
+            runIndex += 1
+            let trun = try TrackRunBox(box: trunBox, path: runPath)
+            func fail(_ reason: String) -> KeepTrackError { .malformed(path: runPath, offset: trunBox.offset, reason: reason) }
+            let start: UInt64
+            if let offset = trun.dataOffset {
+                let (value, overflow) = Int64(bitPattern: dataBase).addingReportingOverflow(Int64(offset))
+                guard !overflow, value >= 0 else { throw fail("data offset \(offset) from base \(dataBase) points before the start of the file") }
+                start = UInt64(value)
+            } else {
+                start = nextRunStart
+            }
+            let samples = Int(trun.sampleCount)
+            guard samples > 0 else { continue }
+            let defaultSize = tfhd.defaultSampleSize ?? defaults.defaultSampleSize
+            let defaultDuration = tfhd.defaultSampleDuration ?? defaults.defaultSampleDuration
+            let defaultFlags = tfhd.defaultSampleFlags ?? defaults.defaultSampleFlags
+            let hasSizes = trun.has(TrackRunBox.sampleSizePresent)
+            if trun.entries.isEmpty, defaultSize == 0, samples > FragmentReader.maximumSizelessRun {
+                throw fail("claims \(samples) samples of 0 bytes")
+            }
+            // Every byte of the run inside the file, checked before the table grows.
+            var runBytes: UInt64 = 0
+            if hasSizes {
+                for entry in trun.entries { runBytes += UInt64(entry.size) }
+            } else {
+                runBytes = UInt64(defaultSize) * UInt64(samples)
+            }
+            let (end, overflow) = start.addingReportingOverflow(runBytes)
+            guard !overflow, end <= fileSize else {
+                throw fail("\(samples) samples of \(runBytes) bytes at \(start) run past the end of the file (\(fileSize) bytes)")
+            }
+            appendChunk(offset: start, samples: samples, descriptionIndex: descriptionIndex, runOffset: trunBox.offset, runPath: runPath)
+            let hasDurations = trun.has(TrackRunBox.sampleDurationPresent)
+            let hasFlags = trun.has(TrackRunBox.sampleFlagsPresent)
+            let hasOffsets = trun.has(TrackRunBox.sampleCompositionOffsetPresent)
+            for index in 0..<samples {
+                let entry = trun.entries.isEmpty ? TrackRunBox.Entry() : trun.entries[index]
+                var flags = hasFlags ? entry.flags : defaultFlags
+                if index == 0, let first = trun.firstSampleFlags { flags = first }
+                appendSample(size: hasSizes ? entry.size : defaultSize, duration: hasDurations ? entry.duration : defaultDuration,
+                             compositionOffset: hasOffsets ? trun.compositionOffset(entry) : 0, flags: FragmentSampleFlags(rawValue: flags))
+            }
+            nextRunStart = end
+        }
+        let emptyDuration = tfhd.defaultSampleDuration ?? defaults.defaultSampleDuration
+        if runIndex == 0, tfhd.isDurationEmpty, emptyDuration > 0 {
+            // An empty fragment: time passes without samples, so the sample before it lasts longer.
+            startNextSample(at: endTime &+ UInt64(emptyDuration), path: path + "/tfhd")
+        }
+        return nextRunStart
+    }
+
+    /// The next sample decodes at `time`: the last sample's duration absorbs the difference.
+    mutating func startNextSample(at time: UInt64, path: String) {
+        guard count > 0 else { pendingStart = time; return }
+        guard time != endTime else { return }
+        let runs = timeToSample.count / 2
+        guard runs > 0 else { return }
+        let last = Int64(timeToSample[runs * 2 - 1])
+        var delta = last + Int64(bitPattern: time &- endTime)
+        if delta < 0 {
+            summary.timingNotes.append("\(path): decode time \(time) is \(endTime - time) before the end of the previous sample; its duration became 0")
+            delta = 0
+        }
+        if delta > Int64(UInt32.max) {
+            summary.timingNotes.append("\(path): decode time \(time) leaves a gap longer than one sample duration can hold")
+            delta = Int64(UInt32.max)
+        }
+        if timeToSample[runs * 2 - 2] == 1 {
+            timeToSample[runs * 2 - 1] = UInt32(delta)
+        } else {
+            timeToSample[runs * 2 - 2] -= 1
+            timeToSample += [1, UInt32(delta)]
+        }
+        endTime = endTime &- UInt64(last) &+ UInt64(delta)
+    }
+
+    mutating func appendChunk(offset: UInt64, samples: Int, descriptionIndex: UInt32, runOffset: UInt64, runPath: String) {
+        chunkOffsets.append(offset)
+        let number = UInt32(chunkOffsets.count)
+        let entries = sampleToChunk.count
+        if !(entries >= 3 && sampleToChunk[entries - 2] == UInt32(samples) && sampleToChunk[entries - 1] == descriptionIndex) {
+            sampleToChunk += [number, UInt32(samples), descriptionIndex]
+        }
+        summary.runOffsets.append(runOffset)
+        summary.runPaths.append(runPath)
+    }
+
+    mutating func appendSample(size: UInt32, duration: UInt32, compositionOffset: Int64, flags: FragmentSampleFlags) {
+        if count == 0, let start = pendingStart {
+            firstDecodeTime = start
+            endTime = start
+        }
+        sizes.append(size)
+        let runs = timeToSample.count / 2
+        if runs > 0, timeToSample[runs * 2 - 1] == duration {
+            timeToSample[runs * 2 - 2] += 1
+        } else {
+            timeToSample += [1, duration]
+        }
+        if compositionOffset != 0 || !compositionOffsets.isEmpty {
+            if compositionOffsets.isEmpty, count > 0 { compositionOffsets = [UInt32(count), 0] }
+            if compositionOffset < 0 { signedOffsets = true }
+            let bits = UInt32(truncatingIfNeeded: compositionOffset)
+            let pairs = compositionOffsets.count / 2
+            if pairs > 0, compositionOffsets[pairs * 2 - 1] == bits {
+                compositionOffsets[pairs * 2 - 2] += 1
+            } else {
+                compositionOffsets += [1, bits]
+            }
+        }
+        if !flags.isSync, syncSamples == nil { syncSamples = count == 0 ? [] : Array(1...UInt32(count)) }
+        if flags.isSync, syncSamples != nil { syncSamples!.append(UInt32(count + 1)) }
+        let dependency = flags.dependencyByte
+        if dependency != 0, dependencies.isEmpty { dependencies = Array(repeating: 0, count: count) }
+        if !dependencies.isEmpty { dependencies.append(dependency) }
+        count += 1
+        summary.sampleCount += 1
+        endTime &+= UInt64(duration)
+    }
+
+    func table() -> SampleTable {
+        let constant = sizes.first.map { first in sizes.allSatisfy { $0 == first } } ?? false
+        var table = SampleTable(sampleCount: count, sizes: constant ? [] : sizes, constantSize: constant ? sizes[0] : 0,
+                                chunkOffsets: chunkOffsets, sampleToChunk: sampleToChunk, timeToSample: timeToSample,
+                                compositionOffsets: compositionOffsets, compositionOffsetsSigned: signedOffsets,
+                                syncSamples: syncSamples, usesLargeOffsets: base.usesLargeOffsets)
+        table.boxOffsets = base.boxOffsets
+        table.dependencies = dependencies
+        table.firstDecodeTime = firstDecodeTime
+        return table
+    }
+}
+
+/// The durations and edits a fragmented track has once its samples sit in one progressive table
+/// whose media timeline starts at 0: `tkhd`, `mdhd` and `mvhd` of a fragmented movie describe only
+/// the moov samples (0 with `empty_moov`, or all ones), and its first `tfdt` may start later than 0.
+public struct DefragmentedTiming: Sendable, Equatable {
+    /// Media duration (mdhd), in the media time scale.
+    public var mediaDuration: UInt64
+    /// Presented duration (tkhd), in the movie time scale.
+    public var trackDuration: UInt64
+    /// The edit list to write; nil when the track needs none.
+    public var edits: [EditListBox.Entry]?
+
+    /// `media` scaled from one time scale to another, rounded to nearest.
+    static func scale(_ value: UInt64, from: UInt32, to: UInt32) -> UInt64 {
+        guard from > 0, from != to else { return value }
+        let product = value.multipliedFullWidth(by: UInt64(to))
+        let (quotient, remainder) = UInt64(from).dividingFullWidth((product.high, product.low))
+        return quotient + (remainder * 2 >= UInt64(from) ? 1 : 0)
+    }
+
+    /// A track's timing from its whole table. Edits keep their meaning: media times move with the
+    /// timeline (by the first decode time), an edit that ran to "the end" (the only non-empty edit,
+    /// whose duration described the moov samples or was 0) runs to the end of every sample, and a
+    /// first decode time later than 0 becomes an empty edit in front.
+    /// `stblMediaDuration`: what the moov samples alone last (an edit no longer than that described only them).
+    public init(table: SampleTable, source: EditListBox?, mediaTimescale: UInt32, movieTimescale: UInt32, stblMediaDuration: UInt64) {
+        let start = table.firstDecodeTime
+        mediaDuration = table.mediaDuration
+        // Where presentation ends, on the timeline starting at 0: composition offsets reach past the last decode time.
+        let presentationEnd = max(table.compositionEnd, start) - start
+        let toMovie = { (media: UInt64) in Self.scale(media, from: mediaTimescale, to: movieTimescale) }
+        var edits: [EditListBox.Entry] = []
+        if let source, !source.entries.isEmpty {
+            let presented = source.entries.filter { $0.mediaTime >= 0 }
+            for var entry in source.entries {
+                if entry.mediaTime >= 0 {
+                    var mediaTime = UInt64(entry.mediaTime)
+                    if mediaTime < start {
+                        // The edit starts before the first sample: that part shows nothing.
+                        var empty = EditListBox.Entry()
+                        empty.mediaTime = -1
+                        empty.segmentDuration = toMovie(start - mediaTime)
+                        edits.append(empty)
+                        entry.segmentDuration = entry.segmentDuration > empty.segmentDuration ? entry.segmentDuration - empty.segmentDuration : 0
+                        mediaTime = start
+                    }
+                    entry.mediaTime = Int64(mediaTime - start)
+                    let remaining = toMovie(presentationEnd > mediaTime - start ? presentationEnd - (mediaTime - start) : 0)
+                    let describedOnlyMoov = entry.segmentDuration <= toMovie(stblMediaDuration)
+                    if presented.count == 1, entry.segmentDuration == 0 || entry.segmentDuration > remaining || describedOnlyMoov {
+                        entry.segmentDuration = remaining
+                    }
+                }
+                edits.append(entry)
+            }
+        } else if start > 0 {
+            var empty = EditListBox.Entry()
+            empty.mediaTime = -1
+            empty.segmentDuration = toMovie(start)
+            var whole = EditListBox.Entry()
+            whole.segmentDuration = toMovie(mediaDuration)
+            edits = [empty, whole]
+        }
+        self.edits = edits.isEmpty ? nil : edits
+        trackDuration = edits.isEmpty ? toMovie(mediaDuration) : edits.reduce(0) { $0 &+ $1.segmentDuration }
+    }
+}
+
+extension SampleTable {
+    /// The latest decode time + composition offset + duration of any sample (the end of presentation
+    /// before edits), on the table's own timeline.
+    public var compositionEnd: UInt64 {
+        var end: Int64 = 0
+        var previous: Sample?
+        for sample in samples {
+            if let previous {
+                end = max(end, Int64(bitPattern: previous.decodeTime) &+ previous.compositionOffset &+ Int64(bitPattern: sample.decodeTime &- previous.decodeTime))
+            }
+            previous = sample
+        }
+        if let previous {
+            let lastDelta = timeToSample.count >= 2 ? Int64(timeToSample[timeToSample.count - 1]) : 0
+            end = max(end, Int64(bitPattern: previous.decodeTime) &+ previous.compositionOffset &+ lastDelta)
+        }
+        return UInt64(max(end, 0))
+    }
+}
+
+extension Track {
+    /// Timing from every sample, for a track whose fragments added samples; nil otherwise.
+    public var defragmentedTiming: DefragmentedTiming? {
+        guard fragments?.addsSamples == true else { return nil }
+        guard let fragments else { return nil }
+        var stblDuration: UInt64 = 0
+        var iterator = sampleTable.samples.makeIterator()
+        if fragments.stblSampleCount > 0 {
+            // Decode time of the first fragment sample, less the start: what the moov samples last.
+            for _ in 0..<fragments.stblSampleCount { _ = iterator.next() }
+            stblDuration = (iterator.next()?.decodeTime ?? sampleTable.firstDecodeTime) - sampleTable.firstDecodeTime
+        }
+        return DefragmentedTiming(table: sampleTable, source: editList, mediaTimescale: mediaHeader.timescale, movieTimescale: movieTimescale,
+                                  stblMediaDuration: stblDuration)
+    }
+}
