@@ -66,6 +66,8 @@ public struct MovieComparison: Sendable {
         self.columns = columns
         var rows: [TrackRow] = []
         var differences: [String] = []
+        // A fragmented movie and its progressive copy: rebuilt tables are compared through their samples.
+        let fragmented = a.isFragmented || b.isFragmented
         // Column values (sample hashes read whole files) of both movies at once.
         let (allA, allB) = try inParallel({ try Self.values(of: a, columns: columns) }, { try Self.values(of: b, columns: columns) })
         for trackA in a.tracks {
@@ -79,7 +81,9 @@ public struct MovieComparison: Sendable {
             for (index, column) in columns.enumerated() where column.decisive && valuesA[index] != valuesB[index] {
                 differences.append("track \(trackA.id): \(column.name) differs: \(valuesA[index]) in \(nameA), \(valuesB[index]) in \(nameB)")
             }
-            let boxes = Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes.union(FilePointers.pointerBoxes))
+            let boxes = fragmented ? Self.differingDefragmentedBoxes(trackA, trackB)
+                : Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes.union(FilePointers.pointerBoxes))
+            if fragmented, let timing = Self.timingDifference(trackA, trackB) { differences.append(timing) }
             if !boxes.isEmpty { differences.append("track \(trackA.id): boxes differ: \(boxes.joined(separator: ", "))") }
             if let pointers = Self.pointerDifference([trackA.box], a, [trackB.box], b, path: "moov/") {
                 differences.append("track \(trackA.id): \(pointers)")
@@ -93,7 +97,8 @@ public struct MovieComparison: Sendable {
         let topA = a.boxes.filter { Self.comparedTopLevel.contains($0.type) }
         let topB = b.boxes.filter { Self.comparedTopLevel.contains($0.type) }
         movieBoxes += Self.differingChildren(topA, topB, path: "", ignoring: [])
-        let moovA = a.moov.children.filter { $0.type != "trak" }, moovB = b.moov.children.filter { $0.type != "trak" }
+        let moovA = fragmented ? Self.defragmentedMovieBoxes(a) : a.moov.children.filter { $0.type != "trak" }
+        let moovB = fragmented ? Self.defragmentedMovieBoxes(b) : b.moov.children.filter { $0.type != "trak" }
         movieBoxes += Self.differingChildren(moovA, moovB, path: "moov/", ignoring: FilePointers.pointerBoxes)
         if !movieBoxes.isEmpty { differences.append("movie boxes differ: \(movieBoxes.joined(separator: ", "))") }
         if let pointers = Self.pointerDifference(moovA, a, moovB, b, path: "moov/") { differences.append("movie boxes: \(pointers)") }

@@ -45,6 +45,9 @@ public struct MovieWriter {
     }
 
     static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
+    /// Boxes of a fragmented layout that a progressive output has no use for: fragments (their
+    /// samples move into moov's tables) and segment types. Fragment indexes: `fragmentIndexTypes`.
+    static let fragmentLayoutTypes: Set<FourCC> = ["moof", "styp"]
 
     /// Indexes of fragments by file offset: in a progressive output they describe nothing, and their
     /// offsets would point at the wrong bytes. Dropped, with a note.
@@ -56,7 +59,9 @@ public struct MovieWriter {
 
     /// Top-level boxes worth keeping (udta, meta, uuid, unknown ones, ...), in file order.
     static func keptTopLevel(_ boxes: [Box]) -> [Box] {
-        boxes.filter { !layoutTypes.contains($0.type) && fragmentIndexTypes[$0.type] == nil }
+        let fragmented = boxes.contains { $0.type == "moof" || ($0.type == "moov" && $0.first("mvex") != nil) }
+        return boxes.filter { !layoutTypes.contains($0.type) && fragmentIndexTypes[$0.type] == nil
+            && !(fragmented && fragmentLayoutTypes.contains($0.type)) }
     }
 
     /// One note per type of fragment index left out.
@@ -139,9 +144,13 @@ public struct MovieWriter {
         }
         var moov = moovTemplate
         var inserted = false
+        let defragmenting = moov.first("mvex") != nil
         moov.modifyChildren { children in
             var result: [Box] = []
             for child in children {
+                // mvex announces fragments; the output has none. Its mvhd describes the tracks written.
+                if defragmenting, child.type == "mvex" { continue }
+                if defragmenting, child.type == "mvhd" { result.append(Self.movieHeader(child, lastingAsLongAs: traks)); continue }
                 if child.type == "trak" {
                     if !inserted { result.append(contentsOf: traks); inserted = true }
                 } else {
@@ -154,25 +163,18 @@ public struct MovieWriter {
         return moov
     }
 
+    /// `mvhd` with the duration of the longest track (a fragmented source's says 0 or covers only moov's samples).
+    static func movieHeader(_ mvhd: Box, lastingAsLongAs traks: [Box]) -> Box {
+        let longest = traks.compactMap { $0.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
+        return mvhd.reencoded(MovieHeaderBox.self) { view in
+            if longest > UInt64(UInt32.max) { view.header.version = 1 }
+            view.duration = longest
+        }
+    }
+
     func rebuildLayout(of trak: Box, offsets: [UInt64], stsc: [UInt32], large: Bool) throws -> Box {
         var trak = trak
-        var found = false
-        trak.modifyChildren { trakChildren in
-            for t in trakChildren.indices where trakChildren[t].type == "mdia" {
-                trakChildren[t].modifyChildren { mdiaChildren in
-                    for m in mdiaChildren.indices where mdiaChildren[m].type == "minf" {
-                        mdiaChildren[m].modifyChildren { minfChildren in
-                            for s in minfChildren.indices where minfChildren[s].type == "stbl" {
-                                found = true
-                                minfChildren[s].modifyChildren { stblChildren in
-                                    Self.replaceLayoutBoxes(&stblChildren, offsets: offsets, stsc: stsc, large: large)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let found = trak.modifySampleTable { Self.replaceLayoutBoxes(&$0, offsets: offsets, stsc: stsc, large: large) }
         guard found else { throw KeepTrackError.malformed(path: "trak", offset: trak.offset, reason: "track has no mdia/minf/stbl") }
         return trak
     }
@@ -209,6 +211,7 @@ public struct MovieWriter {
 
     /// Writes the movie into `output` (which the caller commits or discards).
     public func write(to output: OutputFile) throws -> Summary {
+        if let refusal = tracks.lazy.compactMap(\.refusal).first { throw KeepTrackError.unsupported(refusal) }
         let plan = ChunkPlan(tracks: tracks, chunkDuration: options.chunkDuration)
         let layout = try makeLayout(plan: plan, prefixSize: prefixSize)
         try writePrefix(layout.prefix, to: output)

@@ -11,6 +11,8 @@ public struct OutputTrack: Sendable {
     public var data: ByteSource
     /// Media time scale, to interleave tracks by time.
     public var timescale: UInt32
+    /// Why this track cannot be written (encrypted fragments), or nil; the writer refuses with it.
+    public var refusal: String?
 
     public init(trak: Box, table: SampleTable, data: ByteSource, timescale: UInt32) {
         self.trak = trak
@@ -20,7 +22,15 @@ public struct OutputTrack: Sendable {
     }
 
     /// The track exactly as it is in `movie`.
+    /// A fragmented track (samples in `moof`s) comes out progressive: its tables rebuilt from every sample.
     public init(_ track: Track, in movie: Movie) {
-        self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
+        if let timing = track.defragmentedTiming {
+            self.init(trak: track.box, rebuilding: track.sampleTable, timing: timing, data: movie.source, timescale: track.mediaHeader.timescale)
+        } else {
+            self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
+        }
+        if let reason = track.fragments?.encryption {
+            refusal = "\(reason); writing it into a progressive movie would need every encryption offset rewritten, which keeptrack does not do"
+        }
     }
 }

@@ -44,6 +44,11 @@ public enum WriteVerification {
                   left.compositionOffsets == right.compositionOffsets, left.syncSamples == right.syncSamples else {
                 throw fail("track \(actual.id): sample table differs (\(right.sampleCount) samples written, \(left.sampleCount) planned)")
             }
+            // A table rebuilt from fragments carries its samples' dependencies into sdtp.
+            if !left.dependencies.isEmpty {
+                let written = actual.box.find(["mdia", "minf", "stbl", "sdtp"]).map { Array($0.payload.dropFirst(4)) } ?? []
+                guard written == left.dependencies else { throw fail("track \(actual.id): sdtp does not hold the planned sample dependencies") }
+            }
             samples += left.sampleCount
         }
         // Every sample where the plan put it, inside mdat, in plan order.
@@ -57,6 +62,10 @@ public enum WriteVerification {
                 }
                 guard sample.size == plannedSample.size, sample.descriptionIndex == plannedSample.descriptionIndex else {
                     throw fail("track \(written.tracks[chunk.track].id) sample \(sample.index + 1): size or description differs")
+                }
+                guard sample.decodeTime == plannedSample.decodeTime, sample.compositionOffset == plannedSample.compositionOffset,
+                      sample.isSync == plannedSample.isSync else {
+                    throw fail("track \(written.tracks[chunk.track].id) sample \(sample.index + 1): decode time, composition offset or sync flag differs")
                 }
                 guard sample.offset == position else {
                     throw fail("track \(written.tracks[chunk.track].id) sample \(sample.index + 1) is at byte \(sample.offset), planned \(position)")

@@ -19,6 +19,9 @@ enum RemuxCommand {
         interleaved about every 0.5 s; co64 and a 64-bit mdat header are used only when offsets need them.
         Other file offsets follow their data (CENC saio, iloc items); one whose bytes would not be carried is
         refused (65). Indexes of fragments (sidx, ssix, mfra) are dropped with a note.
+        A fragmented IN (moof/traf/trun) comes out progressive: every fragment's samples in moov's tables
+        (stsz, stts, ctts, stss, sdtp rebuilt; durations from the samples; edit lists kept), mvex, moof and
+        styp dropped. Encrypted fragments are refused (65).
         OUT is written to a hidden temporary file beside it, verified, fsynced and renamed; on any error,
         SIGINT or SIGTERM the temporary file is removed and OUT is untouched.
         Exit status: 0 written, 64 usage (OUT is IN), 65 malformed IN, 66 IN missing, 73 OUT exists
