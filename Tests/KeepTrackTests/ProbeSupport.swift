@@ -116,6 +116,41 @@ enum FFprobe {
         return difference(lastDurationLeftOut(a.packets), lastDurationLeftOut(b.packets))
     }
 
+    /// The same for a fragmented source (`moof`/`trun`) and its progressive copy. The mov demuxer
+    /// reads the two layouts differently, so what it derives is left out:
+    /// - packet durations: a fragment packet's comes from `trun` (the first AAC packet's from the
+    ///   parser), a progressive packet's is next dts − dts; a `tfdt` that corrects the previous
+    ///   fragment makes them differ while every dts is the same (and dts are compared);
+    /// - discard flags: set from fragments where no edit list says so (`frag_every_frame` audio);
+    /// - with negative (version 1) `trun` composition offsets, it shifts a fragmented stream's pts
+    ///   by the largest negative offset and a progressive one's dts (`ctts` v1) by the same amount:
+    ///   one constant shift of pts and dts, the copy's first dts being −shift, is the same timing.
+    static func difference(fragmented a: Stream, _ b: Stream) -> String? {
+        func leftOut(_ packets: [Packet]) -> [Packet] {
+            packets.map { packet in
+                var packet = packet
+                packet.duration = nil
+                packet.isDiscarded = false
+                return packet
+            }
+        }
+        var copy = b
+        copy.packets = leftOut(b.packets)
+        if let x = a.packets.first, let y = b.packets.first, let xd = x.dts, let yd = y.dts, let xp = x.pts, let yp = y.pts,
+           xd - yd == xp - yp, xd - yd > 0, yd == -(xd - yd) {
+            let shift = xd - yd
+            copy.packets = copy.packets.map { packet in
+                var packet = packet
+                packet.pts = packet.pts.map { $0 + shift }
+                packet.dts = packet.dts.map { $0 + shift }
+                return packet
+            }
+        }
+        var source = a
+        source.packets = leftOut(a.packets)
+        return difference(source, copy)
+    }
+
     private static func lastDurationLeftOut(_ packets: [Packet]) -> [Packet] {
         var packets = packets
         if !packets.isEmpty { packets[packets.count - 1].duration = nil }

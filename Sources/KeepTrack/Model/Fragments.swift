@@ -41,6 +41,7 @@ enum FragmentReader {
         var indexByID: [UInt32: Int] = [:]
         for (index, track) in tracks.enumerated() { indexByID[track.id] = index }
         var builders: [FragmentTableBuilder?] = Array(repeating: nil, count: tracks.count)
+        let layout = TopLevelLayout(boxes)
         var moofCount = 0
         for moof in boxes where moof.type == "moof" {
             let moofPath = "moof" + (moofCount == 0 ? "" : "[\(moofCount + 1)]")
@@ -62,7 +63,7 @@ enum FragmentReader {
                     builders[index] = try FragmentTableBuilder(track: tracks[index], defaults: defaults[tfhd.trackID])
                 }
                 previousTrafEnd = try builders[index]!.add(traf: traf, tfhd: tfhd, path: trafPath, moof: moof,
-                                                           previousTrafEnd: previousTrafEnd, fileSize: fileSize)
+                                                           previousTrafEnd: previousTrafEnd, fileSize: fileSize, layout: layout)
             }
         }
         for index in tracks.indices {
@@ -81,6 +82,31 @@ enum FragmentReader {
             tracks[index].fragments = builder.summary
         }
         return moofCount
+    }
+}
+
+/// Where the top-level boxes are, to tell whether a fragment's data lies in media data.
+struct TopLevelLayout {
+    /// Payload ranges of the `mdat` boxes, in file order.
+    let mediaData: [Range<UInt64>]
+    let boxes: [(type: FourCC, range: Range<UInt64>)]
+
+    init(_ boxes: [Box]) {
+        mediaData = boxes.filter { $0.type == "mdat" }.map { $0.payloadOffset..<$0.payloadOffset + $0.payloadSize }
+        self.boxes = boxes.map { ($0.type, $0.offset..<$0.offset + $0.size) }
+    }
+
+    /// Why bytes `start..<end` are not fragment sample data (they do not lie inside one mdat), or nil.
+    func notMediaData(_ start: UInt64, _ end: UInt64) -> String? {
+        // Few mdats per file in practice; a binary search keeps many-fragment files linear.
+        var low = 0, high = mediaData.count
+        while low < high {
+            let middle = (low + high) / 2
+            if mediaData[middle].upperBound <= start { low = middle + 1 } else { high = middle }
+        }
+        if low < mediaData.count, mediaData[low].lowerBound <= start, end <= mediaData[low].upperBound { return nil }
+        let inside = boxes.first { $0.range.contains(start) }.map { "in the \($0.type) at byte \($0.range.lowerBound)" } ?? "outside every box"
+        return "sample data at bytes \(start)..<\(end) is not inside an mdat (it starts \(inside)); ffmpeg's +global_sidx without +default_base_moof writes such offsets"
     }
 }
 
@@ -138,7 +164,8 @@ struct FragmentTableBuilder {
     static let piffSampleEncryption: [UInt8] = [0xA2, 0x39, 0x4F, 0x52, 0x5A, 0x9B, 0x4F, 0x14, 0xA2, 0x44, 0x6C, 0x42, 0x7C, 0x64, 0x8D, 0xF4]
 
     /// Adds one `traf`; returns the end of its data (the base of a following `traf` that names none).
-    mutating func add(traf: Box, tfhd: TrackFragmentHeaderBox, path: String, moof: Box, previousTrafEnd: UInt64?, fileSize: UInt64) throws -> UInt64? {
+    mutating func add(traf: Box, tfhd: TrackFragmentHeaderBox, path: String, moof: Box, previousTrafEnd: UInt64?, fileSize: UInt64,
+                      layout: TopLevelLayout) throws -> UInt64? {
         summary.trackFragmentCount += 1
         let defaults = summary.defaults
         if summary.encryption == nil {
@@ -192,6 +219,7 @@ struct FragmentTableBuilder {
             guard !overflow, end <= fileSize else {
                 throw fail("\(samples) samples of \(runBytes) bytes at \(start) run past the end of the file (\(fileSize) bytes)")
             }
+            if runBytes > 0, let reason = layout.notMediaData(start, end) { throw fail(reason) }
             appendChunk(offset: start, samples: samples, descriptionIndex: descriptionIndex, runOffset: trunBox.offset, runPath: runPath)
             let hasDurations = trun.has(TrackRunBox.sampleDurationPresent)
             let hasFlags = trun.has(TrackRunBox.sampleFlagsPresent)
