@@ -342,7 +342,17 @@ struct WildFileRun {
             guard let stream = probe.stream(track: id) else { return .silentlyWrong("ffprobe has no track \(id)") }
             let parts = stream.timeBase.split(separator: "/").compactMap { Double($0) }
             guard parts.count == 2, parts[1] > 0 else { continue }
-            let presented = Double(stream.packets.filter { !$0.isDiscarded }.reduce(Int64(0)) { $0 + ($1.duration ?? 0) }) * parts[0] / parts[1]
+            var presented = Double(stream.packets.filter { !$0.isDiscarded }.reduce(Int64(0)) { $0 + ($1.duration ?? 0) }) * parts[0] / parts[1]
+            if fragmented {
+                // A fragmented source: ffmpeg's discard flags and durations there are its own derivations
+                // (ProbeSupport, difference(fragmented:)): every packet, each as long as the usual packet
+                // (the durations ffprobe gives, else the dts steps; a first AAC packet's step holds the priming).
+                let steps = zip(stream.packets, stream.packets.dropFirst()).compactMap { pair in pair.1.dts.flatMap { next in pair.0.dts.map { next - $0 } } }
+                let known = stream.packets.compactMap(\.duration)
+                let counts = Dictionary((known.isEmpty ? steps : known).map { ($0, 1) }, uniquingKeysWith: +)
+                let usual = counts.max { $0.value < $1.value }?.key ?? 0
+                presented = Double(Int64(stream.packets.count) * usual) * parts[0] / parts[1]
+            }
             let note = track["note"] as? String ?? ""
             if track["decodable"] as? Bool == true {
                 let seconds = (track["levels"] as? [String: Any])?["seconds"] as? Double ?? 0
