@@ -22,6 +22,7 @@ public enum KeepTrackCommandLine {
         StripSpatialCommand.spec,
         SelectCommand.spec,
         ExtractCommand.spec,
+        TrimCommand.spec,
         FixtureCommand.spec,
     ]
 

@@ -1,0 +1,592 @@
+/// `trim`: a lossless, sample-exact piece `[start, end)` of a movie. No sample is re-encoded: each
+/// track keeps the samples its decoder needs for the range (video from a sync sample, audio with its
+/// pre-roll) and an edit list presents exactly the range. Every kept sample's bytes are copied as
+/// they are; the rest of the media data is never read.
+///
+/// Times: the cut is made on the movie's own clock, raised to a time scale in which every track's
+/// samples are exact (the least common multiple of every time scale: 600, 48000 and 10000 give
+/// 240000). With a video track, start and end fall on frame boundaries of the first enabled video
+/// track (the frame shown at the requested start is the first one presented; the end is the start
+/// of the first frame not shown), so audio and every other track start and end with the pictures.
+public enum Trim {
+    /// What was asked: seconds on the movie timeline.
+    public struct Request: Sendable, Equatable {
+        public var start: Double
+        public var end: Double
+        /// Start at the sync sample at or before `start`, presented from itself (no leading media skip).
+        public var keyframe = false
+        public init(start: Double, end: Double, keyframe: Bool = false) {
+            self.start = start
+            self.end = end
+            self.keyframe = keyframe
+        }
+    }
+
+    /// How one track was cut.
+    public struct TrackCut: Sendable, Equatable {
+        public var trackID: UInt32
+        public var kind: TrackKind
+        /// 0-based source sample indexes kept (decode order); empty when the track shows nothing in the range.
+        public var samples: Range<Int>
+        /// Kept samples that decode before the first presented one (sync lead-in, pre-roll, warm-up).
+        public var leadingSamples: Int
+        /// The output edit list.
+        public var edits: [EditListBox.Entry]
+        /// Source bytes of the kept samples.
+        public var bytes: UInt64
+    }
+
+    /// A planned trim: the output movie's clock, the exact range and the writer that writes it.
+    public struct Plan {
+        /// Time scale of the output movie (mvhd, tkhd and elst durations).
+        public var movieTimescale: UInt32
+        /// The presented range in `movieTimescale` units on the source timeline.
+        public var start: UInt64
+        public var end: UInt64
+        public var tracks: [TrackCut]
+        public var writer: MovieWriter
+
+        public var startSeconds: Double { Double(start) / Double(movieTimescale) }
+        public var endSeconds: Double { Double(end) / Double(movieTimescale) }
+        public var duration: Double { Double(end - start) / Double(movieTimescale) }
+    }
+
+    /// The source movie's presented length, in seconds (for messages and range checks).
+    public static func movieDuration(_ movie: Movie) -> Double { movie.duration ?? 0 }
+
+    /// Plans the cut; throws `usage` (64) for a range outside the movie, `unsupported` (65) for what
+    /// trim cannot cut exactly (several presented edits, encrypted or per-sample boxes it cannot slice).
+    public static func plan(_ movie: Movie, _ request: Request, options: MovieWriter.Options = MovieWriter.Options()) throws -> Plan {
+        let clock = try Clock(movie)
+        let timelines = try movie.tracks.map { try Timeline($0, clock: clock) }
+        let movieEnd = timelines.map(\.presentedEnd).max() ?? 0
+        let duration = Double(movieEnd) / Double(clock.scale)
+        let lasts = "the movie lasts \(format(seconds: duration)) s"
+        guard request.start.isFinite, request.end.isFinite, request.start >= 0 else {
+            throw KeepTrackError.usage("the start must be a time from 0 (\(lasts))")
+        }
+        guard request.end > request.start else {
+            throw KeepTrackError.usage("the end (\(format(seconds: request.end)) s) must come after the start (\(format(seconds: request.start)) s)")
+        }
+        let tolerance = 0.5 / Double(clock.scale)
+        guard request.start < duration - tolerance else {
+            throw KeepTrackError.usage("the start \(format(seconds: request.start)) s is outside the movie: \(lasts)")
+        }
+        guard request.end <= duration + max(tolerance, 0.0005) else {
+            throw KeepTrackError.usage("the end \(format(seconds: request.end)) s is outside the movie: \(lasts)")
+        }
+        var start = UInt64((request.start * Double(clock.scale)).rounded())
+        var end = min(UInt64((request.end * Double(clock.scale)).rounded()), movieEnd)
+        // The reference for snapping: the first enabled video track (else any video, else audio).
+        let reference = timelines.first { $0.track.kind == .video && $0.track.isEnabled && !$0.frames.isEmpty }
+            ?? timelines.first { $0.track.kind == .video && !$0.frames.isEmpty }
+        if let video = reference {
+            start = video.boundary(atOrBefore: start) ?? start
+            end = video.boundary(atOrBefore: end) ?? end
+            if end <= start { end = video.boundary(after: start) ?? movieEnd }
+            if request.keyframe, let sync = video.syncStart(presenting: start, end: end) {
+                start = max(video.moviePosition(ofMedia: sync.presentation), video.presentedStart)
+            }
+        } else if let audio = timelines.first(where: { $0.track.kind == .audio && $0.track.isEnabled }) ?? timelines.first(where: { $0.track.kind == .audio }) {
+            let unit = UInt64(clock.scale / max(audio.track.mediaHeader.timescale, 1))
+            if unit > 1 { start -= start % unit; end -= end % unit }
+        }
+        guard end > start else { throw KeepTrackError.usage("the range \(format(seconds: request.start))-\(format(seconds: request.end)) s holds no frame (\(lasts))") }
+
+        var cuts: [TrackCut] = []
+        var outputs: [OutputTrack] = []
+        for timeline in timelines {
+            let (cut, output) = try timeline.cut(start: start, end: end, in: movie, keyframe: request.keyframe)
+            cuts.append(cut)
+            outputs.append(output)
+        }
+        var writer = MovieWriter(passingThrough: movie, options: options)
+        writer.notes = MovieWriter.droppedIndexNotes(movie.boxes)
+        writer.tracks = outputs
+        let longest = outputs.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
+        writer.moovTemplate.modifyChildren { children in
+            for index in children.indices where children[index].type == "mvhd" {
+                children[index] = children[index].reencoded(MovieHeaderBox.self) { mvhd in
+                    mvhd.timescale = clock.scale
+                    if longest > UInt64(UInt32.max) { mvhd.header.version = 1 }
+                    mvhd.duration = longest
+                }
+            }
+            // A fragmented source's mvex describes fragments the output does not have.
+            children.removeAll { $0.type == "mvex" }
+        }
+        return Plan(movieTimescale: clock.scale, start: start, end: end, tracks: cuts, writer: writer)
+    }
+
+    /// Plans and writes atomically through `MovieOutput`.
+    @discardableResult
+    public static func write(input: String, output: String, _ request: Request, options: MovieOutput.Options = MovieOutput.Options()) throws -> (plan: Plan, summary: MovieOutput.Summary) {
+        let movie = try Movie.open(path: input)
+        let plan = try plan(movie, request, options: options.writer)
+        return (plan, try MovieOutput.write(plan.writer, to: output, inputs: [input], options: options))
+    }
+
+    /// Seconds with up to 6 decimals, trailing zeros removed.
+    public static func format(seconds: Double) -> String {
+        var text = String(format: "%.6f", seconds)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    // MARK: Clock
+
+    /// The output movie time scale: the least common multiple of the movie's and every track's time
+    /// scale, so that each track's sample times are whole numbers of movie units.
+    struct Clock {
+        let scale: UInt32
+        let source: UInt32
+
+        init(_ movie: Movie) throws {
+            source = movie.header.timescale > 0 ? movie.header.timescale : Movie.fallbackTimescale(mediaTimescales: movie.tracks.map(\.mediaHeader.timescale))
+            var scale = UInt64(source)
+            var fits = true
+            for track in movie.tracks where track.mediaHeader.timescale > 0 {
+                let next = Self.lcm(scale, UInt64(track.mediaHeader.timescale))
+                if next > UInt64(UInt32.max) { fits = false; break }
+                scale = next
+            }
+            if !fits {
+                // Too many unrelated clocks: the audio (or largest) one keeps audio exact.
+                let audio = movie.tracks.filter { $0.kind == .audio }.map(\.mediaHeader.timescale).max()
+                scale = UInt64(audio ?? movie.tracks.map(\.mediaHeader.timescale).max() ?? source)
+            }
+            self.scale = UInt32(max(scale, 1))
+        }
+
+        static func lcm(_ a: UInt64, _ b: UInt64) -> UInt64 {
+            func gcd(_ x: UInt64, _ y: UInt64) -> UInt64 { y == 0 ? x : gcd(y, x % y) }
+            return a / gcd(a, b) * b
+        }
+    }
+
+    /// `value` × `to` / `from`, rounded down (or up), without overflow.
+    static func scale(_ value: UInt64, from: UInt32, to: UInt32, up: Bool = false) -> UInt64 {
+        guard from > 0, from != to else { return value }
+        let product = value.multipliedFullWidth(by: UInt64(to))
+        let (quotient, remainder) = UInt64(from).dividingFullWidth((product.high, product.low))
+        return quotient + (up && remainder > 0 ? 1 : 0)
+    }
+
+    // MARK: One track's timeline
+
+    /// A track's samples and how the source presents them: an optional empty edit, then one edit
+    /// from `mediaStart` lasting `presentedLength` movie units.
+    struct Timeline {
+        let track: Track
+        let clock: Clock
+        let mediaScale: UInt32
+        /// Per sample in decode order (from 0 even for a fragmented track).
+        let decodeTimes: [UInt64]
+        let durations: [UInt64]
+        let compositionOffsets: [Int64]
+        let syncs: [Bool]
+        let sizes: [UInt32]
+        let offsets: [UInt64]
+        let chunks: [Int]
+        let descriptions: [UInt32]
+        /// Presentation start (media units) of each video frame, sorted; empty for other kinds.
+        let frames: [Int64]
+        /// Movie units before the presented edit, and the presented edit.
+        let emptyBefore: UInt64
+        let mediaStart: Int64
+        let presentedLength: UInt64
+
+        var presentedStart: UInt64 { emptyBefore }
+        var presentedEnd: UInt64 { emptyBefore + presentedLength }
+
+        init(_ track: Track, clock: Clock) throws {
+            self.track = track
+            self.clock = clock
+            mediaScale = track.mediaHeader.timescale
+            guard mediaScale > 0 else { throw KeepTrackError.malformed(path: track.path + "/mdia/mdhd", offset: track.box.offset, reason: "media time scale is 0") }
+            if let protection = track.protection {
+                throw KeepTrackError.unsupported("track \(track.id) is encrypted (\(protection.originalFormat) in \(track.format?.description ?? "?")): trim would need every encryption offset rewritten")
+            }
+            if let reason = track.fragments?.encryption { throw KeepTrackError.unsupported("track \(track.id): \(reason)") }
+            let stbl = track.box.find(["mdia", "minf", "stbl"])
+            for child in stbl?.children ?? [] where Trim.unsliceable.contains(child.type) {
+                throw KeepTrackError.unsupported("\(track.path)/mdia/minf/stbl/\(child.type) at byte \(child.offset) holds per-sample data trim does not cut")
+            }
+            let table = track.sampleTable
+            var decodeTimes: [UInt64] = [], compositionOffsets: [Int64] = [], syncs: [Bool] = []
+            var sizes: [UInt32] = [], offsets: [UInt64] = [], chunks: [Int] = [], descriptions: [UInt32] = []
+            decodeTimes.reserveCapacity(table.sampleCount)
+            for sample in table.samples {
+                decodeTimes.append(sample.decodeTime &- table.firstDecodeTime)
+                compositionOffsets.append(sample.compositionOffset)
+                syncs.append(sample.isSync)
+                sizes.append(sample.size)
+                offsets.append(sample.offset)
+                chunks.append(sample.chunk)
+                descriptions.append(sample.descriptionIndex)
+            }
+            let lastDelta = table.timeToSample.count >= 2 ? UInt64(table.timeToSample[table.timeToSample.count - 1]) : 0
+            var durations: [UInt64] = []
+            durations.reserveCapacity(decodeTimes.count)
+            for index in decodeTimes.indices {
+                durations.append(index + 1 < decodeTimes.count ? decodeTimes[index + 1] &- decodeTimes[index] : lastDelta)
+            }
+            self.decodeTimes = decodeTimes
+            self.durations = durations
+            self.compositionOffsets = compositionOffsets
+            self.syncs = syncs
+            self.sizes = sizes
+            self.offsets = offsets
+            self.chunks = chunks
+            self.descriptions = descriptions
+            frames = track.kind == .video
+                ? decodeTimes.indices.map { Int64(bitPattern: decodeTimes[$0]) &+ compositionOffsets[$0] }.sorted()
+                : []
+            // Where presentation ends before edits: the latest composition end.
+            var compositionEnd: Int64 = 0
+            for index in decodeTimes.indices {
+                compositionEnd = max(compositionEnd, Int64(bitPattern: decodeTimes[index]) &+ compositionOffsets[index] &+ Int64(bitPattern: durations[index]))
+            }
+            let sourceScale = track.movieTimescale > 0 ? track.movieTimescale : clock.source
+            let toMovie = { (value: UInt64) in Trim.scale(value, from: sourceScale, to: clock.scale) }
+            let edits: [EditListBox.Entry]? = track.defragmentedTiming.map { $0.edits ?? [] } ?? track.editList?.entries
+            var empty: UInt64 = 0
+            var presented: [EditListBox.Entry] = []
+            for entry in edits ?? [] {
+                if entry.mediaTime < 0 {
+                    guard presented.isEmpty else {
+                        throw KeepTrackError.unsupported("\(track.path)/edts/elst has an empty edit after a presented one; trim cuts tracks with one presented edit")
+                    }
+                    empty += toMovie(entry.segmentDuration)
+                } else {
+                    presented.append(entry)
+                }
+            }
+            guard presented.count <= 1 else {
+                throw KeepTrackError.unsupported("\(track.path)/edts/elst presents \(presented.count) edits; trim cuts tracks with one presented edit (and an optional empty one before it)")
+            }
+            if let edit = presented.first {
+                guard edit.rateInteger == 1, edit.rateFraction == 0 else {
+                    throw KeepTrackError.unsupported("\(track.path)/edts/elst plays at rate \(edit.rateInteger).\(edit.rateFraction); trim cuts edits at rate 1")
+                }
+                mediaStart = edit.mediaTime
+                let remaining = UInt64(max(compositionEnd - edit.mediaTime, 0))
+                // A duration of 0 (or longer than the media) runs to the end of the media.
+                let length = edit.segmentDuration == 0 ? Trim.scale(remaining, from: mediaScale, to: clock.scale) : toMovie(edit.segmentDuration)
+                presentedLength = min(length, Trim.scale(remaining, from: mediaScale, to: clock.scale, up: true))
+            } else if edits != nil && !(edits ?? []).isEmpty {
+                // Only empty edits: nothing is presented.
+                mediaStart = 0
+                presentedLength = 0
+            } else {
+                mediaStart = 0
+                presentedLength = Trim.scale(UInt64(max(compositionEnd, 0)), from: mediaScale, to: clock.scale, up: true)
+            }
+            emptyBefore = empty
+        }
+
+        /// Media time presented at movie unit `position` (inside the presented edit).
+        func mediaTime(atMovie position: UInt64, up: Bool = false) -> Int64 {
+            let into = position > emptyBefore ? position - emptyBefore : 0
+            return mediaStart + Int64(Trim.scale(into, from: clock.scale, to: mediaScale, up: up))
+        }
+
+        /// Movie units at which media time `media` is presented.
+        func moviePosition(ofMedia media: Int64) -> UInt64 {
+            emptyBefore + Trim.scale(UInt64(max(media - mediaStart, 0)), from: mediaScale, to: clock.scale)
+        }
+
+        /// Frame boundaries on the movie timeline: the presented edit's start, each frame start
+        /// inside the edit, and the edit's end.
+        var boundaries: [UInt64] {
+            let endMedia = mediaTime(atMovie: presentedEnd)
+            let starts = frames.filter { $0 > mediaStart && $0 < endMedia }.map(moviePosition(ofMedia:))
+            var result = [presentedStart]
+            for position in starts where position > result[result.count - 1] { result.append(position) }
+            if presentedEnd > result[result.count - 1] { result.append(presentedEnd) }
+            return result
+        }
+
+        func boundary(atOrBefore position: UInt64) -> UInt64? {
+            let all = boundaries
+            return all.last { $0 <= position } ?? all.first
+        }
+
+        func boundary(after position: UInt64) -> UInt64? { boundaries.first { $0 > position } }
+
+        /// The sync sample to decode from so that every frame presented in the media range is
+        /// correct: at or before (in decode order) each of them, presented no later than the first.
+        /// An open-GOP (CRA) sync sample's leading pictures are presented before it, so they are
+        /// never among the frames shown.
+        func syncStart(presenting start: UInt64, end: UInt64) -> (index: Int, presentation: Int64)? {
+            let (first, last, earliest) = presentedSpan(start: start, end: end)
+            guard first <= last else { return nil }
+            var candidate = first
+            while candidate >= 0 {
+                if syncs[candidate], presentation(candidate) <= earliest { return (candidate, presentation(candidate)) }
+                candidate -= 1
+            }
+            return (0, presentation(0))
+        }
+
+        func presentation(_ index: Int) -> Int64 { Int64(bitPattern: decodeTimes[index]) &+ compositionOffsets[index] }
+
+        /// Decode indexes of the first and last sample presented in `[start, end)` and the earliest
+        /// presentation time among them.
+        func presentedSpan(start: UInt64, end: UInt64) -> (first: Int, last: Int, earliest: Int64) {
+            let from = mediaTime(atMovie: start)
+            let to = mediaTime(atMovie: end, up: true)
+            var first = Int.max, last = -1
+            var earliest = Int64.max
+            // Each sample presents from its time until the next presentation time (frames) or for its duration.
+            var next: [Int64: Int64] = [:]
+            if track.kind == .video {
+                for (a, b) in zip(frames, frames.dropFirst()) where next[a] == nil { next[a] = b }
+            }
+            for index in decodeTimes.indices {
+                let begin = presentation(index)
+                let finish = next[begin] ?? (begin &+ Int64(bitPattern: durations[index]))
+                guard begin < to, finish > from || (finish == begin && begin >= from) else { continue }
+                first = min(first, index)
+                last = max(last, index)
+                earliest = min(earliest, begin)
+            }
+            return (first == Int.max ? 0 : first, last, earliest)
+        }
+
+        /// Samples before `index` a decoder needs: pre-roll groups (`roll`, `prol`), sync samples,
+        /// and one packet of warm-up for compressed audio without any (AAC: overlapping transforms).
+        func audioStart(presenting index: Int) -> Int {
+            let groups = RollGroups(track)
+            var candidate = index
+            let hasSyncTable = track.sampleTable.syncSamples != nil
+            while candidate > 0 {
+                if let distance = groups.distance(of: candidate) {
+                    return max(0, candidate - max(distance, track.isLPCM ? 0 : 1))
+                }
+                if !hasSyncTable || syncs[candidate] {
+                    // No group: a sync sample; compressed audio still wants its previous packet.
+                    if hasSyncTable { return candidate }
+                    return max(0, candidate - (track.isLPCM ? 0 : 1))
+                }
+                candidate -= 1
+            }
+            return 0
+        }
+
+        /// Cuts the track to movie units `[start, end)`; the output presents that range from time 0.
+        func cut(start: UInt64, end: UInt64, in movie: Movie, keyframe: Bool) throws -> (TrackCut, OutputTrack) {
+            let from = max(start, presentedStart)
+            let to = min(end, presentedEnd)
+            var edits: [EditListBox.Entry] = []
+            var range = 0..<0
+            var leading = 0
+            if from < to, !decodeTimes.isEmpty {
+                let (first, last, _) = presentedSpan(start: from, end: to)
+                if first <= last {
+                    var begin = first
+                    switch track.kind {
+                    case .video:
+                        begin = syncStart(presenting: from, end: to)?.index ?? first
+                    case .audio:
+                        begin = audioStart(presenting: first)
+                    default:
+                        break
+                    }
+                    range = begin..<(last + 1)
+                    leading = first - begin
+                    if from > start {
+                        var empty = EditListBox.Entry()
+                        empty.mediaTime = -1
+                        empty.segmentDuration = from - start
+                        edits.append(empty)
+                    }
+                    var presented = EditListBox.Entry()
+                    presented.mediaTime = mediaTime(atMovie: from) - Int64(bitPattern: decodeTimes[begin])
+                    presented.segmentDuration = to - from
+                    edits.append(presented)
+                }
+            }
+            // Composition offsets stay as in the source; a presented edit that would start before the
+            // new decode origin (a negative offset on the first sample) moves every offset up instead.
+            var shift: Int64 = 0
+            if let presented = edits.last, presented.mediaTime < 0 {
+                shift = -presented.mediaTime
+                edits[edits.count - 1].mediaTime = 0
+            }
+            let table = makeTable(range, shift: shift)
+            var trak = track.box
+            try sliceSampleGroups(&trak, range: range)
+            let mediaDuration = range.isEmpty ? 0 : decodeTimes[range.upperBound - 1] + durations[range.upperBound - 1] - decodeTimes[range.lowerBound]
+            let timing = DefragmentedTiming(mediaDuration: mediaDuration,
+                                            trackDuration: edits.reduce(0) { $0 + $1.segmentDuration },
+                                            edits: edits.isEmpty ? nil : edits)
+            let output = OutputTrack(trak: trak, rebuilding: table, timing: timing, data: movie.source, timescale: mediaScale)
+            let bytes = range.reduce(UInt64(0)) { $0 + UInt64(sizes[$1]) }
+            return (TrackCut(trackID: track.id, kind: track.kind, samples: range, leadingSamples: leading, edits: edits, bytes: bytes), output)
+        }
+
+        /// The kept samples as a table, their byte offsets in the source file; chunks follow the
+        /// source's (the writer lays them out anew).
+        func makeTable(_ range: Range<Int>, shift: Int64) -> SampleTable {
+            var stts: [UInt32] = [], ctts: [UInt32] = [], sync: [UInt32] = []
+            var chunkOffsets: [UInt64] = [], stsc: [UInt32] = []
+            var sizesOut: [UInt32] = []
+            sizesOut.reserveCapacity(range.count)
+            var previousChunk = -1
+            var inChunk = 0
+            var chunkDescription: UInt32 = 0
+            var chunkEnd: UInt64 = 0
+            func closeChunk() {
+                guard inChunk > 0 else { return }
+                let count = UInt32(inChunk)
+                if stsc.count >= 3, stsc[stsc.count - 2] == count, stsc[stsc.count - 1] == chunkDescription {
+                    // same run continues
+                } else {
+                    stsc += [UInt32(chunkOffsets.count), count, chunkDescription]
+                }
+            }
+            let hasComposition = !track.sampleTable.compositionOffsets.isEmpty || shift != 0
+            for index in range {
+                let delta = UInt32(truncatingIfNeeded: durations[index])
+                if stts.count >= 2, stts[stts.count - 1] == delta { stts[stts.count - 2] += 1 } else { stts += [1, delta] }
+                if hasComposition {
+                    let value = UInt32(truncatingIfNeeded: compositionOffsets[index] + shift)
+                    if ctts.count >= 2, ctts[ctts.count - 1] == value { ctts[ctts.count - 2] += 1 } else { ctts += [1, value] }
+                }
+                if syncs[index] { sync.append(UInt32(index - range.lowerBound + 1)) }
+                sizesOut.append(sizes[index])
+                if chunks[index] != previousChunk || descriptions[index] != chunkDescription || offsets[index] != chunkEnd {
+                    closeChunk()
+                    chunkOffsets.append(offsets[index])
+                    inChunk = 0
+                    previousChunk = chunks[index]
+                    chunkDescription = descriptions[index]
+                }
+                inChunk += 1
+                chunkEnd = offsets[index] + UInt64(sizes[index])
+            }
+            closeChunk()
+            let constant = track.sampleTable.sizes.isEmpty
+            var table = SampleTable(sampleCount: range.count, sizes: constant ? [] : sizesOut,
+                                    constantSize: constant ? track.sampleTable.constantSize : 0,
+                                    chunkOffsets: chunkOffsets, sampleToChunk: stsc, timeToSample: stts,
+                                    compositionOffsets: ctts, compositionOffsetsSigned: track.sampleTable.compositionOffsetsSigned,
+                                    syncSamples: track.sampleTable.syncSamples == nil ? nil : sync,
+                                    usesLargeOffsets: track.sampleTable.usesLargeOffsets)
+            let dependencies = sourceDependencies
+            if dependencies.count == decodeTimes.count, !range.isEmpty { table.dependencies = Array(dependencies[range]) }
+            return table
+        }
+
+        /// One `sdtp` byte per sample: the fragment-built table's, or the stbl box's.
+        var sourceDependencies: [UInt8] {
+            if track.sampleTable.dependencies.count == decodeTimes.count { return track.sampleTable.dependencies }
+            guard let sdtp = track.box.find(["mdia", "minf", "stbl", "sdtp"]), sdtp.payload.count > 4 else { return [] }
+            return Array(sdtp.payload.dropFirst(4))
+        }
+
+        /// `sbgp` runs and `stps` sample numbers cut to the kept samples (descriptions stay).
+        func sliceSampleGroups(_ trak: inout Box, range: Range<Int>) throws {
+            var failure: Error?
+            trak.modifySampleTable { children in
+                for index in children.indices {
+                    switch children[index].type {
+                    case "sbgp":
+                        guard let view = try? SampleToGroupBox(box: children[index]) else {
+                            failure = KeepTrackError.malformed(path: track.path + "/mdia/minf/stbl/sbgp", offset: children[index].offset, reason: "does not decode")
+                            return
+                        }
+                        let pairs = Trim.slice(runs: view.pairs, range: range)
+                        children[index] = children[index].reencoded(SampleToGroupBox.self) { $0.pairs = pairs }
+                    case "stps":
+                        children[index] = children[index].reencoded(SyncSampleBox.self) { stps in
+                            stps.sampleNumbers = stps.sampleNumbers.filter { range.contains(Int($0) - 1) }.map { $0 - UInt32(range.lowerBound) }
+                        }
+                    default:
+                        break
+                    }
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Per-sample boxes trim would have to cut and does not (sub-sample information, encryption
+    /// auxiliary data, degradation priorities, padding bits, shadow sync).
+    static let unsliceable: Set<FourCC> = ["subs", "saiz", "saio", "senc", "stdp", "padb", "stsh"]
+
+    /// (count, value) runs restricted to the samples in `range`; a sample past the runs' end stays outside any.
+    static func slice(runs: [UInt32], range: Range<Int>) -> [UInt32] {
+        var result: [UInt32] = []
+        var position = 0
+        for run in stride(from: 0, to: runs.count - 1, by: 2) {
+            let count = Int(runs[run])
+            let lower = max(position, range.lowerBound)
+            let upper = min(position + count, range.upperBound)
+            if upper > lower {
+                if result.count >= 2, result[result.count - 1] == runs[run + 1] {
+                    result[result.count - 2] += UInt32(upper - lower)
+                } else {
+                    result += [UInt32(upper - lower), runs[run + 1]]
+                }
+            }
+            position += count
+            if position >= range.upperBound { break }
+        }
+        return result
+    }
+
+    /// Roll distances from `sgpd`/`sbgp` of type `roll` (AAC, Opus) and `prol` (APAC): how many
+    /// samples before a sample a decoder must start for it to come out right.
+    struct RollGroups {
+        var distances: [Int?] = []
+        var assignment: [UInt32] = []
+
+        init(_ track: Track) {
+            guard let stbl = track.box.find(["mdia", "minf", "stbl"]) else { return }
+            for type: FourCC in ["prol", "roll"] {
+                guard let sgpd = stbl.children.first(where: { $0.type == "sgpd" && (try? SampleGroupDescriptionBox(box: $0))?.groupingType == type }),
+                      let description = try? SampleGroupDescriptionBox(box: sgpd),
+                      let sbgp = stbl.children.first(where: { $0.type == "sbgp" && (try? SampleToGroupBox(box: $0))?.groupingType == type }),
+                      let groups = try? SampleToGroupBox(box: sbgp) else { continue }
+                // Entries are int16 roll distances (with a 4-byte length before each in sgpd version 1 without a default length).
+                var values: [Int?] = []
+                let bytes = description.entries
+                var cursor = 0
+                for _ in 0..<Int(description.entryCount) {
+                    if description.header.version == 1, description.defaultLength == 0 { cursor += 4 }
+                    guard cursor + 2 <= bytes.count else { break }
+                    let raw = Int16(bitPattern: UInt16(bytes[cursor]) << 8 | UInt16(bytes[cursor + 1]))
+                    values.append(abs(Int(raw)))
+                    cursor += description.header.version == 1 && description.defaultLength > 0 ? Int(description.defaultLength) : 2
+                }
+                distances = values
+                var assignment: [UInt32] = []
+                for run in stride(from: 0, to: groups.pairs.count - 1, by: 2) {
+                    assignment += Array(repeating: groups.pairs[run + 1], count: min(Int(groups.pairs[run]), 1 << 24))
+                }
+                self.assignment = assignment
+                return
+            }
+        }
+
+        /// The roll distance of sample `index`, or nil when it is in no group.
+        func distance(of index: Int) -> Int? {
+            guard index < assignment.count else { return nil }
+            let group = Int(assignment[index])
+            guard group >= 1, group <= distances.count else { return nil }
+            return distances[group - 1]
+        }
+    }
+}
+
+extension DefragmentedTiming {
+    /// Timing given outright (a trimmed track's durations and edits).
+    init(mediaDuration: UInt64, trackDuration: UInt64, edits: [EditListBox.Entry]?) {
+        self.mediaDuration = mediaDuration
+        self.trackDuration = trackDuration
+        self.edits = edits
+    }
+}
