@@ -23,6 +23,7 @@ public enum KeepTrackCommandLine {
         SelectCommand.spec,
         ExtractCommand.spec,
         TrimCommand.spec,
+        SplitCommand.spec,
         FixtureCommand.spec,
     ]
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `trim`: a lossless, sample-exact piece `[start, end)` of a movie. No sample is re-encoded: each
 /// track keeps the samples its decoder needs for the range (video from a sync sample, audio with its
 /// pre-roll) and an edit list presents exactly the range. Every kept sample's bytes are copied as
@@ -57,65 +59,150 @@ public enum Trim {
     /// Plans the cut; throws `usage` (64) for a range outside the movie, `unsupported` (65) for what
     /// trim cannot cut exactly (several presented edits, encrypted or per-sample boxes it cannot slice).
     public static func plan(_ movie: Movie, _ request: Request, options: MovieWriter.Options = MovieWriter.Options()) throws -> Plan {
-        let clock = try Clock(movie)
-        let timelines = try movie.tracks.map { try Timeline($0, clock: clock) }
-        let movieEnd = timelines.map(\.presentedEnd).max() ?? 0
-        let duration = Double(movieEnd) / Double(clock.scale)
-        let lasts = "the movie lasts \(format(seconds: duration)) s"
-        guard request.start.isFinite, request.end.isFinite, request.start >= 0 else {
-            throw KeepTrackError.usage("the start must be a time from 0 (\(lasts))")
-        }
-        guard request.end > request.start else {
-            throw KeepTrackError.usage("the end (\(format(seconds: request.end)) s) must come after the start (\(format(seconds: request.start)) s)")
-        }
-        let tolerance = 0.5 / Double(clock.scale)
-        guard request.start < duration - tolerance else {
-            throw KeepTrackError.usage("the start \(format(seconds: request.start)) s is outside the movie: \(lasts)")
-        }
-        guard request.end <= duration + max(tolerance, 0.0005) else {
-            throw KeepTrackError.usage("the end \(format(seconds: request.end)) s is outside the movie: \(lasts)")
-        }
-        var start = UInt64((request.start * Double(clock.scale)).rounded())
-        var end = min(UInt64((request.end * Double(clock.scale)).rounded()), movieEnd)
-        // The reference for snapping: the first enabled video track (else any video, else audio).
-        let reference = timelines.first { $0.track.kind == .video && $0.track.isEnabled && !$0.frames.isEmpty }
-            ?? timelines.first { $0.track.kind == .video && !$0.frames.isEmpty }
-        if let video = reference {
-            start = video.boundary(atOrBefore: start) ?? start
-            end = video.boundary(atOrBefore: end) ?? end
-            if end <= start { end = video.boundary(after: start) ?? movieEnd }
-            if request.keyframe, let sync = video.syncStart(presenting: start, end: end) {
-                start = max(video.moviePosition(ofMedia: sync.presentation), video.presentedStart)
-            }
-        } else if let audio = timelines.first(where: { $0.track.kind == .audio && $0.track.isEnabled }) ?? timelines.first(where: { $0.track.kind == .audio }) {
-            let unit = UInt64(clock.scale / max(audio.track.mediaHeader.timescale, 1))
-            if unit > 1 { start -= start % unit; end -= end % unit }
-        }
-        guard end > start else { throw KeepTrackError.usage("the range \(format(seconds: request.start))-\(format(seconds: request.end)) s holds no frame (\(lasts))") }
+        try Planner(movie).plan(request, options: options)
+    }
 
-        var cuts: [TrackCut] = []
-        var outputs: [OutputTrack] = []
-        for timeline in timelines {
-            let (cut, output) = try timeline.cut(start: start, end: end, in: movie, keyframe: request.keyframe)
-            cuts.append(cut)
-            outputs.append(output)
+    /// The pieces `[0, p1)`, `[p1, p2)`, ..., `[pn, end)` of a movie, planned from one reading of its
+    /// tables; consecutive pieces meet exactly (each cut point is snapped once, the same for both).
+    public static func split(_ movie: Movie, at points: [Double], options: MovieWriter.Options = MovieWriter.Options()) throws -> [Plan] {
+        let planner = try Planner(movie)
+        let sorted = points.sorted()
+        guard !sorted.isEmpty else { throw KeepTrackError.usage("split needs at least one cut point") }
+        let lasts = "the movie lasts \(format(seconds: planner.duration)) s"
+        for point in sorted where !(point > 0 && point < planner.duration) {
+            throw KeepTrackError.usage("the cut point \(format(seconds: point)) s is outside the movie: \(lasts)")
         }
-        var writer = MovieWriter(passingThrough: movie, options: options)
-        writer.notes = MovieWriter.droppedIndexNotes(movie.boxes)
-        writer.tracks = outputs
-        let longest = outputs.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
-        writer.moovTemplate.modifyChildren { children in
-            for index in children.indices where children[index].type == "mvhd" {
-                children[index] = children[index].reencoded(MovieHeaderBox.self) { mvhd in
-                    mvhd.timescale = clock.scale
-                    if longest > UInt64(UInt32.max) { mvhd.header.version = 1 }
-                    mvhd.duration = longest
-                }
+        let bounds = [0] + sorted + [planner.duration]
+        var plans: [Plan] = []
+        for (start, end) in zip(bounds, bounds.dropFirst()) {
+            let plan = try planner.plan(Request(start: start, end: min(end, planner.duration)), options: options)
+            if let previous = plans.last, plan.start < previous.end || plan.start == previous.start {
+                throw KeepTrackError.usage("the cut points \(format(seconds: start)) s and the one before fall on the same frame; pieces must hold at least one")
             }
-            // A fragmented source's mvex describes fragments the output does not have.
-            children.removeAll { $0.type == "mvex" }
+            if let previous = plans.last, plan.start != previous.end {
+                throw KeepTrackError.usage("the cut point \(format(seconds: start)) s does not snap to where the piece before it ends")
+            }
+            plans.append(plan)
         }
-        return Plan(movieTimescale: clock.scale, start: start, end: end, tracks: cuts, writer: writer)
+        return plans
+    }
+
+    /// Cut points every `interval` seconds (a last piece shorter than a frame is not made).
+    public static func points(every interval: Double, duration: Double) throws -> [Double] {
+        guard interval.isFinite, interval > 0 else { throw KeepTrackError.usage("--every takes a length above 0") }
+        guard interval < duration else { throw KeepTrackError.usage("--every \(format(seconds: interval)) s is not shorter than the movie (\(format(seconds: duration)) s)") }
+        let count = Int((duration / interval).rounded(.up))
+        guard count <= 100_000 else { throw KeepTrackError.usage("--every \(format(seconds: interval)) s would make \(count) pieces (at most 100000)") }
+        return (1..<count).map { Double($0) * interval }.filter { $0 < duration - 1e-6 }
+    }
+
+    /// Path of piece `number` (1-based) of `input` in `folder`: `NAME-001.ext`, the input's extension.
+    public static func piecePath(input: String, folder: String, number: Int, of count: Int) -> String {
+        let file = (input as NSString).lastPathComponent
+        let ext = (file as NSString).pathExtension
+        let name = (file as NSString).deletingPathExtension
+        let digits = max(3, String(count).count)
+        let numberText = String(repeating: "0", count: max(0, digits - String(number).count)) + String(number)
+        return (folder as NSString).appendingPathComponent("\(name)-\(numberText)" + (ext.isEmpty ? ".mov" : "." + ext))
+    }
+
+    /// Plans every piece first (nothing is written when one cannot be cut), then writes each atomically.
+    public static func writeSplit(input: String, folder: String, points: [Double]? = nil, every: Double? = nil,
+                                  options: MovieOutput.Options = MovieOutput.Options()) throws -> [(path: String, plan: Plan, summary: MovieOutput.Summary)] {
+        let movie = try Movie.open(path: input)
+        let cuts = try points ?? Trim.points(every: every ?? 0, duration: Planner(movie).duration)
+        let plans = try split(movie, at: cuts, options: options.writer)
+        var isFolder: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
+            do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+                throw KeepTrackError.cannotCreate("\(folder): \(error.localizedDescription)")
+            }
+        } else if !isFolder.boolValue {
+            throw KeepTrackError.cannotCreate("\(folder) is not a folder")
+        }
+        let paths = plans.indices.map { piecePath(input: input, folder: folder, number: $0 + 1, of: plans.count) }
+        if !options.overwrite, let existing = paths.first(where: { FileManager.default.fileExists(atPath: $0) }) {
+            throw KeepTrackError.outputExists(existing)
+        }
+        return try zip(paths, plans).map { path, plan in
+            (path, plan, try MovieOutput.write(plan.writer, to: path, inputs: [input], options: options))
+        }
+    }
+
+    /// The clock and every track's timeline, read once for any number of cuts.
+    struct Planner {
+        let movie: Movie
+        let clock: Clock
+        let timelines: [Timeline]
+        let movieEnd: UInt64
+        var duration: Double { Double(movieEnd) / Double(clock.scale) }
+
+        init(_ movie: Movie) throws {
+            self.movie = movie
+            clock = try Clock(movie)
+            let clock = clock
+            timelines = try movie.tracks.map { try Timeline($0, clock: clock) }
+            movieEnd = timelines.map(\.presentedEnd).max() ?? 0
+        }
+
+        func plan(_ request: Request, options: MovieWriter.Options) throws -> Plan {
+            let lasts = "the movie lasts \(format(seconds: duration)) s"
+            guard request.start.isFinite, request.end.isFinite, request.start >= 0 else {
+                throw KeepTrackError.usage("the start must be a time from 0 (\(lasts))")
+            }
+            guard request.end > request.start else {
+                throw KeepTrackError.usage("the end (\(format(seconds: request.end)) s) must come after the start (\(format(seconds: request.start)) s)")
+            }
+            let tolerance = 0.5 / Double(clock.scale)
+            guard request.start < duration - tolerance else {
+                throw KeepTrackError.usage("the start \(format(seconds: request.start)) s is outside the movie: \(lasts)")
+            }
+            guard request.end <= duration + max(tolerance, 0.0005) else {
+                throw KeepTrackError.usage("the end \(format(seconds: request.end)) s is outside the movie: \(lasts)")
+            }
+            var start = UInt64((request.start * Double(clock.scale)).rounded())
+            var end = min(UInt64((request.end * Double(clock.scale)).rounded()), movieEnd)
+            // The reference for snapping: the first enabled video track (else any video, else audio).
+            let reference = timelines.first { $0.track.kind == .video && $0.track.isEnabled && !$0.frames.isEmpty }
+                ?? timelines.first { $0.track.kind == .video && !$0.frames.isEmpty }
+            if let video = reference {
+                start = video.boundary(atOrBefore: start) ?? start
+                end = video.boundary(atOrBefore: end) ?? end
+                if end <= start { end = video.boundary(after: start) ?? movieEnd }
+                if request.keyframe, let sync = video.syncStart(presenting: start, end: end) {
+                    start = max(video.moviePosition(ofMedia: sync.presentation), video.presentedStart)
+                }
+            } else if let audio = timelines.first(where: { $0.track.kind == .audio && $0.track.isEnabled }) ?? timelines.first(where: { $0.track.kind == .audio }) {
+                let unit = UInt64(clock.scale / max(audio.track.mediaHeader.timescale, 1))
+                if unit > 1 { start -= start % unit; end -= end % unit }
+            }
+            guard end > start else { throw KeepTrackError.usage("the range \(format(seconds: request.start))-\(format(seconds: request.end)) s holds no frame (\(lasts))") }
+
+            var cuts: [TrackCut] = []
+            var outputs: [OutputTrack] = []
+            for timeline in timelines {
+                let (cut, output) = try timeline.cut(start: start, end: end, in: movie, keyframe: request.keyframe)
+                cuts.append(cut)
+                outputs.append(output)
+            }
+            var writer = MovieWriter(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
+                                     otherTopLevel: MovieWriter.keptTopLevel(movie.boxes), topLevelSource: movie.source,
+                                     tracks: outputs, options: options)
+            writer.notes = MovieWriter.droppedIndexNotes(movie.boxes)
+            let longest = outputs.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
+            writer.moovTemplate.modifyChildren { children in
+                for index in children.indices where children[index].type == "mvhd" {
+                    children[index] = children[index].reencoded(MovieHeaderBox.self) { mvhd in
+                        mvhd.timescale = clock.scale
+                        if longest > UInt64(UInt32.max) { mvhd.header.version = 1 }
+                        mvhd.duration = longest
+                    }
+                }
+                // A fragmented source's mvex describes fragments the output does not have.
+                children.removeAll { $0.type == "mvex" }
+            }
+            return Plan(movieTimescale: clock.scale, start: start, end: end, tracks: cuts, writer: writer)
+        }
     }
 
     /// Plans and writes atomically through `MovieOutput`.
