@@ -15,8 +15,9 @@ final class CompareTests: XCTestCase {
         // The ordered flag lists side by side show the echo bug.
         XCTAssertTrue(result.out.contains("A: 1 on, 2 on, 3 off"), result.out)
         XCTAssertTrue(result.out.contains("B: 1 on, 2 on, 3 on"), result.out)
-        // Samples are the same: no sha256 difference is claimed.
-        XCTAssertFalse(result.out.contains("sha256 differs"), result.out)
+        // Samples are the same: no sample data difference is claimed.
+        XCTAssertFalse(result.out.contains("sample data differs"), result.out)
+        XCTAssertTrue(result.out.contains("sample data") && result.out.contains("identical"), result.out)
     }
 
     func testMissingFallReferenceIsADifference() throws {
@@ -27,8 +28,9 @@ final class CompareTests: XCTestCase {
         XCTAssertTrue(comparison.differences.contains { $0.contains("tref (only in A)") }, "\(comparison.differences)")
     }
 
-    /// One flipped byte in one sample changes that track's hash and nothing else.
-    func testChangedSampleByteChangesHash() throws {
+    /// One flipped byte in one sample is found in that track, at that sample and byte, and nothing
+    /// else differs; `--digest sha256` shows the two hashes differing as well.
+    func testChangedSampleByteIsFound() throws {
         let folder = TemporaryFolder()
         let original = try writeVariant("iphone", in: folder)
         let changed = folder.path("changed.mov")
@@ -47,16 +49,46 @@ final class CompareTests: XCTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
         XCTAssertEqual(json["identical"] as? Bool, false)
         let differences = try XCTUnwrap(json["differences"] as? [String])
-        XCTAssertEqual(differences.count, 1, "\(differences)")
-        XCTAssertTrue(differences[0].hasPrefix("track \(spatial.id): sha256 differs"), differences[0])
+        XCTAssertEqual(differences, ["track \(spatial.id): sample data differs from sample 1 on (byte \(sample.offset + 3) of \(original), "
+                                     + "byte \(sample.offset + 3) of \(changed))"])
         let tracks = try XCTUnwrap(json["tracks"] as? [[String: Any]])
         XCTAssertEqual(tracks.count, movie.tracks.count)
+        for track in tracks {
+            let data = try XCTUnwrap(track["sampleData"] as? [String: Any])
+            XCTAssertEqual(data["result"] as? String, track["id"] as? Int == Int(spatial.id) ? "different" : "identical", "\(track)")
+        }
         let row = try XCTUnwrap(tracks.first { $0["id"] as? Int == Int(spatial.id) })
+        let data = try XCTUnwrap(row["sampleData"] as? [String: Any])
+        XCTAssertEqual(data["sample"] as? Int, 1)
+        XCTAssertEqual(data["offsetB"] as? Int, Int(sample.offset) + 3)
         let a = try XCTUnwrap(row["a"] as? [String: String])
         let b = try XCTUnwrap(row["b"] as? [String: String])
-        XCTAssertNotEqual(a["sha256"], b["sha256"])
+        XCTAssertNil(a["sha256"], "no digest unless asked")
         XCTAssertEqual(a["samples"], b["samples"])
         XCTAssertEqual(a["format"], "apac")
+        // With the digest: the hashes (computed independently here) differ; still one difference.
+        let digest = runCLI(["compare", original, changed, "--json", "--digest", "sha256"])
+        XCTAssertEqual(digest.code, 1)
+        let digestJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(digest.out.utf8)) as? [String: Any])
+        XCTAssertEqual((digestJSON["differences"] as? [String])?.count, 1)
+        let digestRow = try XCTUnwrap((digestJSON["tracks"] as? [[String: Any]])?.first { $0["id"] as? Int == Int(spatial.id) })
+        let hashA = try XCTUnwrap((digestRow["a"] as? [String: String])?["sha256"])
+        let hashB = try XCTUnwrap((digestRow["b"] as? [String: String])?["sha256"])
+        XCTAssertEqual(hashA, try Self.samplesSHA256(spatial, in: original))
+        XCTAssertEqual(hashB, try Self.samplesSHA256(spatial, in: changed))
+        XCTAssertNotEqual(hashA, hashB)
+        XCTAssertEqual(runCLI(["compare", original, changed, "--digest", "md5"]).code, 64)
+    }
+
+    /// SHA-256 of a track's samples in decode order by sha256sum (an independent implementation).
+    static func samplesSHA256(_ track: Track, in path: String) throws -> String {
+        let bytes = try fileBytes(path)
+        var joined = Data()
+        for sample in track.sampleTable.samples { joined += bytes[Int(sample.offset)..<Int(sample.offset) + Int(sample.size)] }
+        let folder = TemporaryFolder()
+        let file = folder.path("samples")
+        try joined.write(to: URL(fileURLWithPath: file))
+        return try RemuxProcessTests.sha256sum(file)
     }
 
     /// Tracks only in B are listed (and allowed); tracks only in A are differences.

@@ -41,7 +41,7 @@ final class RemuxTests: XCTestCase {
             let output = folder.path("out-" + name)
             let remux = runCLI(["remux", input, output, "--verify-data"])
             XCTAssertEqual(remux.code, 0, "\(name): \(remux.error)")
-            XCTAssertTrue(remux.out.contains("sample bytes hashed equal"), remux.out)
+            XCTAssertTrue(remux.out.contains("sample bytes equal to the input's"), remux.out)
             let compare = runCLI(["compare", input, output])
             XCTAssertEqual(compare.code, 0, "\(name): \(compare.out)")
             let source = try Movie.open(path: input)
@@ -141,8 +141,8 @@ final class RemuxTests: XCTestCase {
         let video = try XCTUnwrap(written.tracks.first { $0.kind == .video })
         XCTAssertTrue(video.sampleTable.usesLargeOffsets)
         XCTAssertNotNil(video.box.find(["mdia", "minf", "stbl", "co64"]))
-        let withoutHash = ComparisonColumn.standard.filter { $0.name != "sha256" }
-        let comparison = try MovieComparison(Movie.open(path: input), written, columns: withoutHash)
+        // Structure only: the 4 GiB of holes are not read.
+        let comparison = try MovieComparison(Movie.open(path: input), written, sampleData: false)
         XCTAssertTrue(comparison.isIdentical, "\(comparison.differences)")
         // Only the data that exists was written.
         var info = stat()

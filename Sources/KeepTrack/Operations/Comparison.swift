@@ -20,12 +20,45 @@ public struct ComparisonColumn: Sendable {
     }
     public static let sampleCount = ComparisonColumn(name: "samples", decisive: true) { track, _ in String(track.sampleTable.sampleCount) }
     public static let bytes = ComparisonColumn(name: "bytes", decisive: true) { track, _ in String(track.sampleTable.totalBytes) }
-    /// Reads every sample: the cost of a full read of the media data.
-    public static let sampleSHA256 = ComparisonColumn(name: "sha256", decisive: true) { track, movie in
+    /// SHA-256 of the samples in decode order, for readers who keep digests (`compare --digest sha256`).
+    /// Not decisive: the sample bytes themselves are compared (`MovieComparison`'s sample data check),
+    /// which costs a read of both files; hashing costs several times more.
+    public static let sampleSHA256 = ComparisonColumn(name: "sha256", decisive: false) { track, movie in
         SHA256.hex(try SampleDigest.sha256(of: track.sampleTable, in: movie.source))
     }
 
-    public static let standard: [ComparisonColumn] = [format, enabled, alternateGroup, references, sampleCount, bytes, sampleSHA256]
+    /// The track facts; the sample bytes are compared apart from these (they need both files at once).
+    public static let standard: [ComparisonColumn] = [format, enabled, alternateGroup, references, sampleCount, bytes]
+    /// `standard` with the SHA-256 of each track's samples (reads every sample again, and hashes it).
+    public static let withDigest: [ComparisonColumn] = standard + [sampleSHA256]
+}
+
+/// What comparing a pair of tracks' sample bytes found.
+public enum SampleDataResult: Sendable, Equatable {
+    case identical
+    case different(SampleBytes.Difference)
+    /// Not compared: the reason (the byte counts differ, or the comparison was not asked for).
+    case notCompared(String)
+
+    var text: String {
+        switch self {
+        case .identical: return "identical"
+        case .different(let at): return "differ from sample \(at.sample + 1) (A byte \(at.offsetA), B byte \(at.offsetB))"
+        case .notCompared(let reason): return "not compared (\(reason))"
+        }
+    }
+
+    var isDifferent: Bool { if case .different = self { return true } else { return false } }
+
+    var json: JSONValue {
+        switch self {
+        case .identical: return .object([("result", .string("identical"))])
+        case .different(let at):
+            return .object([("result", .string("different")), ("sample", .int(Int64(at.sample + 1))),
+                            ("offsetA", .int(Int64(at.offsetA))), ("offsetB", .int(Int64(at.offsetB)))])
+        case .notCompared(let reason): return .object([("result", .string("not compared")), ("reason", .string(reason))])
+        }
+    }
 }
 
 /// Two movies side by side, track by track (matched by id): the check that a rewrite kept every
@@ -43,6 +76,8 @@ public struct MovieComparison: Sendable {
         public let b: [String]?
         /// Paths inside the trak (e.g. `mdia/minf/stbl/stts`) whose bytes differ, layout boxes excluded.
         public let differingBoxes: [String]
+        /// The samples' bytes compared directly; nil when the track is missing from one file.
+        public let sampleData: SampleDataResult?
     }
 
     public let nameA: String
@@ -60,7 +95,9 @@ public struct MovieComparison: Sendable {
 
     public var isIdentical: Bool { differences.isEmpty }
 
-    public init(_ a: Movie, _ b: Movie, nameA: String = "A", nameB: String = "B", columns: [ComparisonColumn] = ComparisonColumn.standard) throws {
+    /// `sampleData`: compare every sample's bytes (a read of both files); false compares structure only.
+    public init(_ a: Movie, _ b: Movie, nameA: String = "A", nameB: String = "B", columns: [ComparisonColumn] = ComparisonColumn.standard,
+                sampleData: Bool = true) throws {
         self.nameA = nameA
         self.nameB = nameB
         self.columns = columns
@@ -68,18 +105,22 @@ public struct MovieComparison: Sendable {
         var differences: [String] = []
         // A fragmented movie and its progressive copy: rebuilt tables are compared through their samples.
         let fragmented = a.isFragmented || b.isFragmented
-        // Column values (sample hashes read whole files) of both movies at once.
+        // Column values (with --digest, sample hashes that read whole files) of both movies at once.
         let (allA, allB) = try inParallel({ try Self.values(of: a, columns: columns) }, { try Self.values(of: b, columns: columns) })
         for trackA in a.tracks {
             let valuesA = allA[trackA.id]!
             guard let trackB = b.track(id: trackA.id) else {
-                rows.append(TrackRow(id: trackA.id, a: valuesA, b: nil, differingBoxes: []))
+                rows.append(TrackRow(id: trackA.id, a: valuesA, b: nil, differingBoxes: [], sampleData: nil))
                 differences.append("track \(trackA.id) (\(trackA.format?.description ?? "no format")) is missing from \(nameB)")
                 continue
             }
             let valuesB = allB[trackB.id]!
             for (index, column) in columns.enumerated() where column.decisive && valuesA[index] != valuesB[index] {
                 differences.append("track \(trackA.id): \(column.name) differs: \(valuesA[index]) in \(nameA), \(valuesB[index]) in \(nameB)")
+            }
+            let data = try Self.compareSampleData(trackA, a, trackB, b, asked: sampleData)
+            if case .different(let at) = data {
+                differences.append("track \(trackA.id): sample data differs from sample \(at.sample + 1) on (byte \(at.offsetA) of \(nameA), byte \(at.offsetB) of \(nameB))")
             }
             let boxes = fragmented ? Self.differingDefragmentedBoxes(trackA, trackB)
                 : Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes.union(FilePointers.pointerBoxes))
@@ -88,10 +129,10 @@ public struct MovieComparison: Sendable {
             if let pointers = Self.pointerDifference([trackA.box], a, [trackB.box], b, path: "moov/") {
                 differences.append("track \(trackA.id): \(pointers)")
             }
-            rows.append(TrackRow(id: trackA.id, a: valuesA, b: valuesB, differingBoxes: boxes))
+            rows.append(TrackRow(id: trackA.id, a: valuesA, b: valuesB, differingBoxes: boxes, sampleData: data))
         }
         for trackB in b.tracks where a.track(id: trackB.id) == nil {
-            rows.append(TrackRow(id: trackB.id, a: nil, b: allB[trackB.id], differingBoxes: []))
+            rows.append(TrackRow(id: trackB.id, a: nil, b: allB[trackB.id], differingBoxes: [], sampleData: nil))
         }
         var movieBoxes: [String] = []
         let topA = a.boxes.filter { Self.comparedTopLevel.contains($0.type) }
@@ -107,6 +148,17 @@ public struct MovieComparison: Sendable {
         self.differences = differences
         enabledA = a.tracks.map { ($0.id, $0.isEnabled) }
         enabledB = b.tracks.map { ($0.id, $0.isEnabled) }
+    }
+
+    /// The two tracks' sample bytes, concatenated in decode order, compared byte for byte.
+    static func compareSampleData(_ trackA: Track, _ a: Movie, _ trackB: Track, _ b: Movie, asked: Bool) throws -> SampleDataResult {
+        guard asked else { return .notCompared("structure only") }
+        let bytesA = trackA.sampleTable.totalBytes, bytesB = trackB.sampleTable.totalBytes
+        guard bytesA == bytesB else { return .notCompared("\(bytesA) bytes in A, \(bytesB) in B") }
+        guard let at = try SampleBytes.firstDifference(trackA.sampleTable, in: a.source, trackB.sampleTable, in: b.source) else {
+            return .identical
+        }
+        return .different(at)
     }
 
     /// Boxes holding file offsets (saio, iloc) are equal when they point at the same bytes, wherever those are.
@@ -171,7 +223,7 @@ public struct MovieComparison: Sendable {
 
     public var text: String {
         var lines = ["A: \(nameA)", "B: \(nameB)", ""]
-        let labels = columns.map(\.name) + ["boxes that differ"]
+        let labels = columns.map(\.name) + ["boxes that differ", "sample data"]
         let labelWidth = (labels.map(\.count).max() ?? 0) + 4
         for row in rows {
             let values = (row.a ?? []) + (row.b ?? [])
@@ -183,6 +235,9 @@ public struct MovieComparison: Sendable {
                 let right = row.b?[index] ?? "—"
                 let mark = row.a != nil && row.b != nil && left != right ? "  ≠" : ""
                 lines.append(("  " + column.name).rightPadded(to: labelWidth) + left.rightPadded(to: valueWidth) + right + mark)
+            }
+            if let data = row.sampleData {
+                lines.append("  sample data".rightPadded(to: labelWidth) + data.text + (data.isDifferent ? "  ≠" : ""))
             }
             if row.a != nil && row.b != nil {
                 lines.append("  boxes that differ".rightPadded(to: labelWidth) + (row.differingBoxes.isEmpty ? "none" : row.differingBoxes.joined(separator: ", ")))
@@ -220,7 +275,8 @@ public struct MovieComparison: Sendable {
             ("identical", .bool(isIdentical)),
             ("tracks", .array(rows.map { row in
                 .object([("id", .int(Int64(row.id))), ("a", values(row.a)), ("b", values(row.b)),
-                         ("differingBoxes", .array(row.differingBoxes.map(JSONValue.string)))])
+                         ("differingBoxes", .array(row.differingBoxes.map(JSONValue.string))),
+                         ("sampleData", row.sampleData?.json ?? .null)])
             })),
             ("enabledFlags", .object([("a", flags(enabledA)), ("b", flags(enabledB))])),
             ("differingMovieBoxes", .array(differingMovieBoxes.map(JSONValue.string))),

@@ -5,7 +5,7 @@ public enum MovieOutput {
         public var overwrite = false
         /// Read the written file back (structure and sample tables) before it replaces the destination.
         public var verify = true
-        /// Also hash every sample of the source and of the output (a full read of both).
+        /// Also compare every sample of the output with the source's bytes (a full read of both).
         public var verifyData = false
         public var writer = MovieWriter.Options()
         public init() {}
@@ -32,7 +32,7 @@ public enum MovieOutput {
         try output.finishWriting()
         var verification: WriteVerification.Result?
         if options.verify || options.verifyData {
-            verification = try WriteVerification.verify(writer, writtenAt: output.temporaryPath, hashData: options.verifyData)
+            verification = try WriteVerification.verify(writer, writtenAt: output.temporaryPath, compareData: options.verifyData)
         }
         return Summary(written: written, verification: verification, notes: writer.notes)
     }

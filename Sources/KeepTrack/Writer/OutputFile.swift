@@ -21,7 +21,16 @@ public final class OutputFile {
     /// A path that reads the file being written: `/proc/self/fd/N` for an anonymous file.
     public let temporaryPath: String
     let descriptor: Int32
+    /// Bytes written so far, those still in the gather buffer included.
     public private(set) var position: UInt64 = 0
+    /// Small copies (a chunk of a few KB: an edit that drops a track breaks the source into one run
+    /// per chunk) are gathered here and written in one `write` instead of one `copy_file_range` each.
+    private var gather: UnsafeMutableRawBufferPointer?
+    private var gathered = 0
+    /// Where the last writeback hint ended (`startWriteback` is asked once per `writebackPiece`).
+    private var hinted: UInt64 = 0
+    /// The last data extent found in a source (`SEEK_DATA`/`SEEK_HOLE`), so a run inside it needs no lookup.
+    private var knownExtent: (source: ObjectIdentifier, start: UInt64, end: UInt64)?
     /// True when the file has no name until it is committed.
     public let isAnonymous: Bool
     private var finished = false
@@ -115,14 +124,22 @@ public final class OutputFile {
 
     deinit {
         if !finished { discard() }
+        gather?.deallocate()
     }
 
-    /// Appends bytes.
-    public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try write($0) }
+    /// Copies at most this long go through the gather buffer.
+    static let gatherLimit = 256 << 10
+    static let gatherSize = 4 << 20
+
+    /// Writes out the gathered bytes (they are already counted in `position`).
+    private func flushGathered() throws {
+        guard gathered > 0, let gather else { return }
+        try writeFully(UnsafeRawBufferPointer(rebasing: gather[0..<gathered]))
+        gathered = 0
+        hintWriteback()
     }
 
-    public func write(_ buffer: UnsafeRawBufferPointer) throws {
+    private func writeFully(_ buffer: UnsafeRawBufferPointer) throws {
         var done = 0
         while done < buffer.count {
             let wrote = systemWrite(descriptor, buffer.baseAddress! + done, buffer.count - done)
@@ -132,15 +149,59 @@ public final class OutputFile {
             }
             done += wrote
         }
+    }
+
+    /// Reads a small run of `file` into the gather buffer (written out when full).
+    private func gatherCopy(from file: FileByteSource, offset: UInt64, length: Int) throws {
+        let buffer = gather ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.gatherSize, alignment: 64)
+        gather = buffer
+        if gathered + length > buffer.count { try flushGathered() }
+        try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[gathered..<gathered + length]))
+        gathered += length
+        position += UInt64(length)
+    }
+
+    /// Hints the kernel to write back what was written since the last hint, once a piece is complete.
+    private func hintWriteback() {
+        let written = position - UInt64(gathered)
+        guard written - hinted >= UInt64(Self.writebackPiece) else { return }
+        startWriteback(from: hinted, count: written - hinted)
+        hinted = written
+    }
+
+    /// The data extent of `file` holding `offset`, or (offset, offset) when `offset` is in a hole:
+    /// looked up once per extent, not once per copied run.
+    private func dataExtent(of file: FileByteSource, at offset: UInt64, limit: UInt64) -> (hole: UInt64, data: UInt64) {
+        let id = ObjectIdentifier(file)
+        if let known = knownExtent, known.source == id, offset >= known.start, offset < known.end {
+            return (0, min(limit, known.end - offset))
+        }
+        let (hole, data) = Self.extent(of: file.fileDescriptor, at: offset, limit: .max)
+        if data > 0 { knownExtent = (id, offset + hole, offset + hole &+ data) }
+        return (min(hole, limit), min(data, limit - min(hole, limit)))
+    }
+
+    /// Appends bytes.
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    public func write(_ buffer: UnsafeRawBufferPointer) throws {
+        try flushGathered()
+        try writeFully(buffer)
         position += UInt64(buffer.count)
+        hintWriteback()
     }
 
     /// Copies `length` bytes at `offset` of `source`; uses copy_file_range between files (no user-space copy).
+    /// Runs up to `gatherLimit` long are read into a buffer that goes out with the next write, copy of a
+    /// longer run, `finishWriting()` or `commit()`: read the file back only after `finishWriting()`.
     public func copy(from source: ByteSource, offset: UInt64, length: UInt64, buffer: inout [UInt8]) throws {
         var remaining = length
         var sourceOffset = offset
         if source is ZeroByteSource {
             // Leave a hole; commit() extends the file to its full length.
+            try flushGathered()
             guard lseek(descriptor, off_t(length), SEEK_CUR) >= 0 else { throw Self.writeError(errno, destination) }
             position += length
             return
@@ -148,14 +209,20 @@ public final class OutputFile {
         if let file = source as? FileByteSource {
             // Holes of a sparse input stay holes: only the data extents are copied.
             while remaining > 0 {
-                let (hole, data) = Self.extent(of: file.fileDescriptor, at: sourceOffset, limit: remaining)
+                let (hole, data) = dataExtent(of: file, at: sourceOffset, limit: remaining)
                 if hole > 0 {
+                    try flushGathered()
                     guard lseek(descriptor, off_t(hole), SEEK_CUR) >= 0 else { throw Self.writeError(errno, destination) }
                     position += hole
                     sourceOffset += hole
                     remaining -= hole
                 }
-                if data > 0 {
+                if data > 0 && data <= UInt64(Self.gatherLimit) {
+                    try gatherCopy(from: file, offset: sourceOffset, length: Int(data))
+                    sourceOffset += data
+                    remaining -= data
+                } else if data > 0 {
+                    try flushGathered()
                     try copyData(from: file, offset: sourceOffset, length: data, buffer: &buffer)
                     sourceOffset += data
                     remaining -= data
@@ -183,8 +250,8 @@ public final class OutputFile {
             if copied > 0 {
                 remaining -= UInt64(copied)
                 sourceOffset += UInt64(copied)
-                startWriteback(from: position, count: UInt64(copied))
                 position += UInt64(copied)
+                hintWriteback()
             } else if copied == 0 {
                 throw KeepTrackError.io("\(file.path): unexpected end of file at \(sourceOffset)")
             } else if errno == EINTR {
@@ -259,6 +326,7 @@ public final class OutputFile {
 
     /// Extends the file over a trailing hole so it has its full length (before reading it back).
     public func finishWriting() throws {
+        try flushGathered()
         var info = stat()
         if fstat(descriptor, &info) == 0, UInt64(info.st_size) < position, ftruncate(descriptor, off_t(position)) != 0 {
             throw Self.writeError(errno, destination)

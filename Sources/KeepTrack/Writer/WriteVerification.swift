@@ -2,16 +2,23 @@
 /// parses, the movie's own boxes (ftyp, the kept top-level boxes, moov's children other than trak)
 /// are byte-identical to the plan, every trak is byte-identical apart from the layout boxes, every
 /// sample table describes the same samples, and every sample sits where the chunk plan put it.
-/// Optionally hashes every sample on both sides.
+/// Optionally compares every sample's bytes with the source's, byte for byte.
 public enum WriteVerification {
     public struct Result: Sendable {
         public var tracks: Int
         public var samples: Int
-        /// Sample bytes hashed on each side (0 without data verification).
-        public var hashedBytes: UInt64
+        /// Sample bytes compared with the source's (0 without data verification).
+        public var comparedBytes: UInt64
     }
 
+    /// The same check; `hashData` is the former name of `compareData` (the bytes are compared, not hashed).
     public static func verify(_ writer: MovieWriter, writtenAt path: String, hashData: Bool) throws -> Result {
+        try verify(writer, writtenAt: path, compareData: hashData)
+    }
+
+    /// `compareData`: also read every written sample back and compare it with the source's bytes
+    /// (`SampleBytes`: pieces on every core, no digest).
+    public static func verify(_ writer: MovieWriter, writtenAt path: String, compareData: Bool) throws -> Result {
         func fail(_ reason: String) -> KeepTrackError { .io("verification of the written file failed: \(reason)") }
         let written: Movie
         do {
@@ -29,7 +36,7 @@ public enum WriteVerification {
         let plan = ChunkPlan(tracks: writer.tracks, chunkDuration: writer.options.chunkDuration)
         if let difference = try movieBoxDifference(writer, plan: plan, written: written) { throw fail(difference) }
         var samples = 0
-        var hashed: UInt64 = 0
+        var compared: UInt64 = 0
         for (planned, actual) in zip(writer.tracks, written.tracks) {
             let boxes = MovieComparison.differingBoxes(planned.trak, actual.box, path: "",
                                                        ignoring: MovieComparison.layoutBoxes.union(FilePointers.pointerBoxes))
@@ -74,18 +81,16 @@ public enum WriteVerification {
             }
         }
         guard position <= mdat.payloadOffset + mdat.payloadSize else { throw fail("samples run past the end of mdat") }
-        if hashData {
+        if compareData {
             for (planned, actual) in zip(writer.tracks, written.tracks) {
-                let source = written.source
-                let (expected, found) = try inParallel({ try SampleDigest.sha256(of: planned.table, in: planned.data) },
-                                                       { try SampleDigest.sha256(of: actual.sampleTable, in: source) })
-                guard expected == found else {
-                    throw fail("track \(actual.id): sample data differs (SHA-256 \(SHA256.hex(found)), source \(SHA256.hex(expected)))")
+                if let at = try SampleBytes.firstDifference(planned.table, in: planned.data, actual.sampleTable, in: written.source) {
+                    throw fail("track \(actual.id): sample data differs from the source's from sample \(at.sample + 1) on "
+                               + "(byte \(at.offsetB) written, byte \(at.offsetA) of the source)")
                 }
-                hashed += actual.sampleTable.totalBytes
+                compared += actual.sampleTable.totalBytes
             }
         }
-        return Result(tracks: written.tracks.count, samples: samples, hashedBytes: hashed)
+        return Result(tracks: written.tracks.count, samples: samples, comparedBytes: compared)
     }
 
     /// The first movie-level box of `written` that is not what the writer planned, or nil: ftyp, the

@@ -4,18 +4,20 @@ import KeepTrack
 public enum CompareCommand {
     public static let spec = CommandSpec(
         name: "compare",
-        summary: "Compare two movies track by track: samples (SHA-256), enabled flags, groups, references, boxes.",
+        summary: "Compare two movies track by track: sample bytes, enabled flags, groups, references, boxes.",
         arguments: "A B [A2 B2 ...]",
         minimumPositionals: 0,
         options: [
             .flag("json", "Print JSON (keys documented in the README)."),
+            .value("digest", "sha256", "Also print each track's SHA-256 of its samples in decode order (hashes both files; several times slower)."),
             .flag("levels", "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
         ] + pairOptions(modeFlag: "--levels"),
         discussion: """
         Tracks are matched by id. For each: format, enabled, alternate group, references, sample count, bytes,
-        SHA-256 of the sample data in decode order, and the boxes of the trak whose bytes differ (the layout
-        boxes stsc, stco and co64 are not compared). Then the enabled flags of both files in file order.
-        Reads every sample of both files.
+        the sample data (every sample's bytes in decode order compared byte for byte, naming the first sample
+        that differs), and the boxes of the trak whose bytes differ (the layout boxes stsc, stco and co64 are
+        not compared). Then the enabled flags of both files in file order.
+        Reads every sample of both files once, on every core; --digest sha256 adds each track's SHA-256.
         Exit status: 0 when every track of A is in B with identical samples, flags, group, references and
         boxes (tracks only in B are listed but allowed); 1 otherwise, each difference named; 65/66/74 on errors.
         --levels decodes the enabled audio of each file (as `keeptrack levels`) and prints one row per pair:
@@ -36,7 +38,13 @@ public enum CompareCommand {
         }
         let pathA = invocation.positionals[0]
         let pathB = invocation.positionals[1]
-        let comparison = try MovieComparison(Movie.open(path: pathA), Movie.open(path: pathB), nameA: pathA, nameB: pathB)
+        var columns = ComparisonColumn.standard
+        switch invocation.value("digest") {
+        case nil: break
+        case "sha256": columns = ComparisonColumn.withDigest
+        case let other?: throw KeepTrackCLIError.usage("--digest takes sha256, not '\(other)'")
+        }
+        let comparison = try MovieComparison(Movie.open(path: pathA), Movie.open(path: pathB), nameA: pathA, nameB: pathB, columns: columns)
         console.print(invocation.flag("json") ? comparison.json.rendered() : comparison.text)
         return comparison.isIdentical ? ExitCode.ok : ExitCode.findings
     }

@@ -10,7 +10,7 @@ enum RemuxCommand {
         options: [
             .flag("moov-last", "Keep moov after the media data (default: moov first, fast start)."),
             .flag("force", "Replace OUT if it exists."),
-            .flag("verify-data", "Also hash every sample of IN and OUT (SHA-256) and require them equal (reads both files in full)."),
+            .flag("verify-data", "Also compare every sample of OUT with IN byte for byte (reads both files in full)."),
             .flag("no-verify", "Skip reading OUT back (structure and sample tables are verified by default)."),
         ],
         discussion: """
@@ -39,7 +39,7 @@ enum RemuxCommand {
         var line = "wrote \(output): \(written.bytesWritten) bytes, \(written.chunkCount) chunks, \(written.largeOffsets ? "co64" : "stco"), moov \(options.writer.moovFirst ? "first" : "last")"
         if let check = summary.verification {
             line += "; verified \(check.tracks) tracks, \(check.samples) samples"
-            if options.verifyData { line += ", \(check.hashedBytes) sample bytes hashed equal" }
+            if options.verifyData { line += ", \(check.comparedBytes) sample bytes equal to the input's" }
         }
         console.print(line)
         for note in summary.notes { console.note("note: \(note)") }
