@@ -71,16 +71,25 @@ public struct Box: Sendable {
     }
 
     /// The header form actually written: a compact header that cannot hold the size becomes large.
-    public var effectiveHeaderForm: HeaderForm {
-        if headerForm == .compact, payloadSize + 8 + UInt64(userType?.count ?? 0) > UInt64(UInt32.max) { return .large }
+    public var effectiveHeaderForm: HeaderForm { writtenForm(payloadSize: payloadSize) }
+
+    public var headerSize: UInt64 { headerSize(payloadSize: payloadSize) }
+
+    /// Computes the payload size once: a container's size walks its subtree, and asking it twice per
+    /// level (header form, then payload) doubled the work at every level of nesting.
+    public var size: UInt64 {
+        let payload = payloadSize
+        return headerSize(payloadSize: payload) + payload
+    }
+
+    func writtenForm(payloadSize payload: UInt64) -> HeaderForm {
+        if headerForm == .compact, payload + 8 + UInt64(userType?.count ?? 0) > UInt64(UInt32.max) { return .large }
         return headerForm
     }
 
-    public var headerSize: UInt64 {
-        (effectiveHeaderForm == .large ? 16 : 8) + UInt64(userType?.count ?? 0)
+    func headerSize(payloadSize payload: UInt64) -> UInt64 {
+        (writtenForm(payloadSize: payload) == .large ? 16 : 8) + UInt64(userType?.count ?? 0)
     }
-
-    public var size: UInt64 { headerSize + payloadSize }
 
     // MARK: Access
 
@@ -128,7 +137,9 @@ public struct Box: Sendable {
     // MARK: Serialization
 
     public func writeHeader(to writer: inout ByteWriter) {
-        let form = effectiveHeaderForm
+        let payload = payloadSize
+        let form = writtenForm(payloadSize: payload)
+        let size = headerSize(payloadSize: payload) + payload
         switch form {
         case .compact: writer.u32(UInt32(size))
         case .large: writer.u32(1)
