@@ -18,6 +18,25 @@ public struct TrackFragments: Sendable {
     /// Decode-time corrections that could not be represented exactly (a `tfdt` earlier than the
     /// samples before it allow), one sentence each.
     public var timingNotes: [String]
+    /// Why the track cannot be carried exactly into a progressive movie besides encryption (a traf
+    /// box keeptrack cannot merge into stbl), one sentence each; a writer refuses with the first.
+    public var refusals: [String] = []
+    /// traf boxes that describe nothing a progressive movie keeps, by kind: dropped with a note.
+    var dropped: [String: (count: Int, path: String, offset: UInt64)] = [:]
+    /// Sample group boxes of the track's fragments: the stretches of samples between them, in order
+    /// (trafs without groups merged). Empty when no traf has sbgp or sgpd.
+    var groupSegments: [SampleGroupSegment] = []
+    /// Some traf has sample group boxes: the stbl's sbgp/sgpd must be rebuilt to cover its samples.
+    public var hasFragmentGroups: Bool { groupSegments.contains { !$0.mappings.isEmpty || !$0.descriptions.isEmpty } }
+
+    /// One sentence per kind of traf box left out of a progressive copy.
+    public var droppedNotes: [String] {
+        dropped.keys.sorted().map { kind in
+            let (count, path, offset) = dropped[kind]!
+            let what = count == 1 ? "\(path) at byte \(offset)" : "\(count) such boxes (the first \(path) at byte \(offset))"
+            return "dropped \(kind) of track fragments: \(what)"
+        }
+    }
 
     /// The table no longer comes from `stbl` alone: a writer must rebuild the sample-table boxes.
     public var addsSamples: Bool { sampleCount > 0 }
@@ -168,10 +187,15 @@ struct FragmentTableBuilder {
                       layout: TopLevelLayout) throws -> UInt64? {
         summary.trackFragmentCount += 1
         let defaults = summary.defaults
+        let firstSample = count
         if summary.encryption == nil {
             let auxiliary = traf.children.filter { ["senc", "saiz", "saio"].contains($0.type) || $0.userType == Self.piffSampleEncryption }
             if let first = auxiliary.first {
-                summary.encryption = "track \(track.id)'s fragments carry sample encryption data (\(path)/\(first.type) at byte \(first.offset))"
+                let encrypted = Self.encryptedEntries.contains(track.sampleEntries.first?.type ?? "    ")
+                    || auxiliary.contains { $0.type == "senc" || $0.userType == Self.piffSampleEncryption }
+                summary.encryption = encrypted
+                    ? "track \(track.id)'s fragments carry sample encryption data (\(path)/\(first.type) at byte \(first.offset))"
+                    : "track \(track.id)'s fragments carry auxiliary sample information located by file offset (\(path)/\(first.type) at byte \(first.offset))"
             }
         }
         let descriptionIndex = tfhd.sampleDescriptionIndex ?? defaults.defaultSampleDescriptionIndex
@@ -238,7 +262,91 @@ struct FragmentTableBuilder {
             // An empty fragment: time passes without samples, so the sample before it lasts longer.
             startNextSample(at: endTime &+ UInt64(emptyDuration), path: path + "/tfhd")
         }
+        account(children: traf, path: path, firstSample: firstSample)
         return nextRunStart
+    }
+
+    /// `tfxd` and `tfrf` (Smooth Streaming's fragment time and the times of the next fragments).
+    static let smoothTimingTypes: [[UInt8]: String] = [
+        [0x6D, 0x1D, 0x9B, 0x05, 0x42, 0xD5, 0x44, 0xE6, 0x80, 0xE2, 0x14, 0x1D, 0xAF, 0xF7, 0x57, 0xB2]: "Smooth Streaming fragment times (uuid tfxd)",
+        [0xD4, 0x80, 0x7E, 0xF2, 0xCA, 0x39, 0x46, 0x95, 0x8E, 0x54, 0x26, 0xCB, 0x9E, 0x46, 0xA7, 0x9F]: "Smooth Streaming next-fragment times (uuid tfrf)",
+    ]
+
+    /// Every traf child besides the run boxes (and padding): sample groups and sdtp are carried,
+    /// sub-sample information refused, boxes that only describe the fragment dropped with a note.
+    mutating func account(children traf: Box, path: String, firstSample: Int) {
+        let added = count - firstSample
+        var segment = SampleGroupSegment(sampleCount: added, isFragment: true, mappings: [], descriptions: [])
+        var seen: [FourCC: Int] = [:]
+        for child in traf.children {
+            let number = seen[child.type, default: 0] + 1
+            seen[child.type] = number
+            let childPath = path + "/\(child.type)" + (number == 1 ? "" : "[\(number)]")
+            switch child.type {
+            case "tfhd", "tfdt", "trun", "senc", "saiz", "saio", "free", "skip":
+                continue
+            case "sbgp":
+                segment.mappings.append((child, childPath))
+            case "sgpd":
+                segment.descriptions.append((child, childPath))
+            case "sdtp":
+                carryDependencies(child, path: childPath, firstSample: firstSample)
+            case "subs":
+                summary.refusals.append("\(childPath) at byte \(child.offset): sub-sample information of a track fragment is not merged into the sample table by keeptrack")
+            case "uuid" where child.userType == Self.piffSampleEncryption:
+                continue
+            case "uuid":
+                let kind = child.userType.flatMap { Self.smoothTimingTypes[$0] } ?? "uuid boxes of unknown meaning"
+                drop(kind, childPath, child.offset)
+            case "meta", "udta":
+                drop("metadata (\(child.type)) that describes one fragment", childPath, child.offset)
+            default:
+                drop("\(child.type) boxes (unknown to keeptrack)", childPath, child.offset)
+            }
+        }
+        if segment.mappings.isEmpty, segment.descriptions.isEmpty, let last = summary.groupSegments.last,
+           last.mappings.isEmpty, last.descriptions.isEmpty {
+            summary.groupSegments[summary.groupSegments.count - 1].sampleCount += added
+        } else {
+            summary.groupSegments.append(segment)
+        }
+    }
+
+    mutating func drop(_ kind: String, _ path: String, _ offset: UInt64) {
+        if let existing = summary.dropped[kind] {
+            summary.dropped[kind] = (existing.count + 1, existing.path, existing.offset)
+        } else {
+            summary.dropped[kind] = (1, path, offset)
+        }
+    }
+
+    /// A traf's own sdtp: one dependency byte per sample of the fragment (ISO 14496-12 8.6.4),
+    /// agreeing with any dependencies its trun sample flags gave.
+    mutating func carryDependencies(_ sdtp: Box, path: String, firstSample: Int) {
+        let added = count - firstSample
+        let bytes = Array(sdtp.payload.dropFirst(4))
+        guard bytes.count >= added else {
+            summary.refusals.append("\(path) at byte \(sdtp.offset): \(bytes.count) dependency bytes for the \(added) samples of its track fragment")
+            return
+        }
+        if dependencies.isEmpty {
+            guard bytes.prefix(added).contains(where: { $0 != 0 }) else { return }
+            dependencies = Array(repeating: 0, count: count)
+        }
+        // Field by field (2 bits each): what one says and the other leaves 0 is added; a field both set differently is refused.
+        for index in 0..<added {
+            let fromFlags = dependencies[firstSample + index], fromBox = bytes[index]
+            var merged: UInt8 = 0
+            for shift in stride(from: 0, to: 8, by: 2) {
+                let a = fromFlags >> shift & 3, b = fromBox >> shift & 3
+                if a != 0, b != 0, a != b {
+                    summary.refusals.append("\(path) at byte \(sdtp.offset): sample \(index + 1) of the track fragment has dependencies 0x\(String(fromBox, radix: 16)) in sdtp and 0x\(String(fromFlags, radix: 16)) in its trun sample flags")
+                    return
+                }
+                merged |= (a != 0 ? a : b) << shift
+            }
+            dependencies[firstSample + index] = merged
+        }
     }
 
     /// The next sample decodes at `time`: the last sample's duration absorbs the difference.
@@ -425,4 +533,41 @@ extension Track {
         return DefragmentedTiming(table: sampleTable, source: editList, mediaTimescale: mediaHeader.timescale, movieTimescale: movieTimescale,
                                   stblMediaDuration: stblDuration)
     }
+}
+
+extension Movie {
+    /// What a progressive copy of this fragmented movie leaves out besides the fragment indexes
+    /// (sidx, mfra: see `MovieWriter.droppedIndexNotes`), one sentence per kind: top-level event
+    /// messages and producer times, moof boxes other than mfhd and traf, and each track's traf
+    /// boxes that describe only their fragment.
+    public var fragmentNotes: [String] {
+        guard isFragmented else { return [] }
+        var notes: [String] = []
+        for (type, reason) in Self.fragmentTimedTypes.sorted(by: { $0.key.description < $1.key.description }) {
+            let found = boxes.filter { $0.type == type }
+            guard let first = found.first else { continue }
+            let what = found.count == 1 ? "\(type) at byte \(first.offset)" : "\(found.count) \(type) boxes (the first at byte \(first.offset))"
+            notes.append("dropped \(what): \(reason)")
+        }
+        var extra: [FourCC: (count: Int, offset: UInt64)] = [:]
+        for moof in boxes where moof.type == "moof" {
+            for child in moof.children where child.type != "mfhd" && child.type != "traf" {
+                extra[child.type] = (extra[child.type].map { $0.count + 1 } ?? 1, extra[child.type]?.offset ?? child.offset)
+            }
+        }
+        for type in extra.keys.sorted(by: { $0.description < $1.description }) {
+            let (count, offset) = extra[type]!
+            notes.append("dropped \(count == 1 ? "moof/\(type) at byte \(offset)" : "\(count) moof/\(type) boxes (the first at byte \(offset))"): it describes a movie fragment, and the progressive output has none")
+        }
+        for track in tracks {
+            notes += (track.fragments?.droppedNotes ?? []).map { "track \(track.id): " + $0 }
+        }
+        return notes
+    }
+
+    /// Top-level boxes timed against the fragments or segments of a fragmented movie.
+    static let fragmentTimedTypes: [FourCC: String] = [
+        "emsg": "an event message is timed against the segment it arrived in, and the progressive output has no segments",
+        "prft": "a producer reference time names a fragment's decode time, and the progressive output has no fragments",
+    ]
 }

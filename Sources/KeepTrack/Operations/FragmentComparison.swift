@@ -5,7 +5,7 @@
 extension MovieComparison {
     /// Boxes a defragmented copy rebuilds (besides the layout boxes), compared through their meaning.
     static let rebuiltByDefragmenting: Set<FourCC> = MovieComparison.layoutBoxes.union(OutputTrack.rebuiltTableBoxes).union(["edts"])
-        .union(FilePointers.pointerBoxes)
+        .union(FilePointers.pointerBoxes).union(["sbgp", "sgpd"])
 
     /// Paths inside the traks whose bytes differ, durations and rebuilt tables left out.
     static func differingDefragmentedBoxes(_ a: Track, _ b: Track) -> [String] {
@@ -53,6 +53,14 @@ extension MovieComparison {
             let dependencyA = x.index < dependenciesA.count ? dependenciesA[x.index] : 0
             let dependencyB = y.index < dependenciesB.count ? dependenciesB[y.index] : 0
             if dependencyA != dependencyB { return "track \(a.id): sample \(x.index + 1) differs in its dependencies (sdtp)" }
+        }
+        // Sample groups through what they say about each sample (a copy merges the trafs' into stbl).
+        do {
+            if let difference = try a.sampleGroups().difference(from: b.sampleGroups()) { return "track \(a.id): \(difference)" }
+        } catch let error as KeepTrackError {
+            return "track \(a.id): sample groups cannot be compared: \(error.description)"
+        } catch {
+            return "track \(a.id): sample groups cannot be compared: \(error)"
         }
         return nil
     }

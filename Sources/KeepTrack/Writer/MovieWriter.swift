@@ -41,13 +41,14 @@ public struct MovieWriter {
         self.init(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
                   otherTopLevel: Self.keptTopLevel(movie.boxes), topLevelSource: movie.source,
                   tracks: movie.tracks.map { OutputTrack($0, in: movie) }, options: options)
-        notes = Self.droppedIndexNotes(movie.boxes) + MediaDataAccount(movie: movie).droppedNotes
+        notes = Self.droppedIndexNotes(movie.boxes) + movie.fragmentNotes + MediaDataAccount(movie: movie).droppedNotes
     }
 
     static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
     /// Boxes of a fragmented layout that a progressive output has no use for: fragments (their
     /// samples move into moov's tables) and segment types. Fragment indexes: `fragmentIndexTypes`.
-    static let fragmentLayoutTypes: Set<FourCC> = ["moof", "styp"]
+    /// Event messages and producer times are timed against fragments: dropped with `Movie.fragmentNotes`.
+    static let fragmentLayoutTypes: Set<FourCC> = ["moof", "styp", "emsg", "prft"]
 
     /// Indexes of fragments by file offset: in a progressive output they describe nothing, and their
     /// offsets would point at the wrong bytes. Dropped, with a note.

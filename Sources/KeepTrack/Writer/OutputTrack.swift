@@ -13,6 +13,9 @@ public struct OutputTrack: Sendable {
     public var timescale: UInt32
     /// Why this track cannot be written (encrypted fragments), or nil; the writer refuses with it.
     public var refusal: String?
+    /// Every sample's sample groups as the source has them, when the writer rebuilt the trak's
+    /// sbgp/sgpd (a fragmented source with groups in its trafs); verification checks the output against it.
+    public var expectedGroups: SampleGroupMembership?
 
     public init(trak: Box, table: SampleTable, data: ByteSource, timescale: UInt32) {
         self.trak = trak
@@ -24,13 +27,28 @@ public struct OutputTrack: Sendable {
     /// The track exactly as it is in `movie`.
     /// A fragmented track (samples in `moof`s) comes out progressive: its tables rebuilt from every sample.
     public init(_ track: Track, in movie: Movie) {
+        var groups: SampleGroupMembership?
+        var groupRefusal: String?
+        if track.fragments?.hasFragmentGroups == true {
+            do {
+                groups = try track.sampleGroups()
+            } catch KeepTrackError.malformed(let path, let offset, let reason) {
+                groupRefusal = "sample groups of track \(track.id): \(path) at byte \(offset): \(reason)"
+            } catch KeepTrackError.unsupported(let reason) {
+                groupRefusal = "sample groups of track \(track.id): \(reason)"
+            } catch {
+                groupRefusal = "sample groups of track \(track.id): \(error)"
+            }
+        }
         if let timing = track.defragmentedTiming {
-            self.init(trak: track.box, rebuilding: track.sampleTable, timing: timing, data: movie.source, timescale: track.mediaHeader.timescale)
+            self.init(trak: track.box, rebuilding: track.sampleTable, timing: timing, groups: groups, data: movie.source, timescale: track.mediaHeader.timescale)
         } else {
             self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
         }
         if let reason = track.fragments?.encryption {
-            refusal = "\(reason); writing it into a progressive movie would need every encryption offset rewritten, which keeptrack does not do"
+            refusal = "\(reason); writing it into a progressive movie would need every auxiliary-information (saio) offset rewritten, which keeptrack does not do for fragments"
+        } else if let reason = track.fragments?.refusals.first ?? groupRefusal {
+            refusal = reason
         }
     }
 }

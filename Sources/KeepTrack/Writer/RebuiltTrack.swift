@@ -14,13 +14,49 @@ extension OutputTrack {
     ///   holds `timing.edits` (removed when nil). Every other byte of the trak stays as given.
     /// The table's samples are written from time 0: `table.firstDecodeTime` must be carried by
     /// `timing.edits` (``DefragmentedTiming`` does).
-    public init(trak: Box, rebuilding table: SampleTable, timing: DefragmentedTiming, data: ByteSource, timescale: UInt32) {
+    /// - `groups` (when given) replaces the stbl's `sbgp` of every grouping it has and the `sgpd` of
+    ///   every grouping type whose descriptions grew; ``expectedGroups`` is set to it for verification.
+    public init(trak: Box, rebuilding table: SampleTable, timing: DefragmentedTiming, groups: SampleGroupMembership? = nil,
+                data: ByteSource, timescale: UInt32) {
         var table = table
         table.firstDecodeTime = 0
         var trak = trak
         Self.rewriteHeaders(&trak, timing: timing)
-        trak.modifySampleTable { children in Self.replaceTableBoxes(&children, table: table) }
+        let descriptions = Self.groupDescriptions(trak)
+        trak.modifySampleTable { children in
+            Self.replaceTableBoxes(&children, table: table)
+            if let groups { Self.replaceGroupBoxes(&children, groups: groups, stblDescriptions: descriptions) }
+        }
         self.init(trak: trak, table: table, data: data, timescale: timescale)
+        expectedGroups = groups
+    }
+
+    /// The stbl's sgpd boxes by grouping type (the first of each).
+    static func groupDescriptions(_ trak: Box) -> [FourCC: Box] {
+        var result: [FourCC: Box] = [:]
+        for sgpd in trak.find(["mdia", "minf", "stbl"])?.all("sgpd") ?? [] {
+            if let view = try? SampleGroupDescriptionBox(box: sgpd), result[view.groupingType] == nil { result[view.groupingType] = sgpd }
+        }
+        return result
+    }
+
+    /// The group boxes of `groups` in place of the stbl's (where the first of them was, else at the end).
+    static func replaceGroupBoxes(_ children: inout [Box], groups: SampleGroupMembership, stblDescriptions: [FourCC: Box]) {
+        let rebuilt = groups.boxes(stblDescriptions: stblDescriptions)
+        let types = Set(groups.descriptions.keys).union(groups.runs.keys.map(\.type))
+        var result: [Box] = []
+        var placed = false
+        for child in children {
+            let payload = child.payload
+            let grouping = (child.type == "sbgp" || child.type == "sgpd") && payload.count >= 8 ? FourCC(bytes: payload[4..<8]) : nil
+            if let grouping, types.contains(grouping) {
+                if !placed { result += rebuilt; placed = true }
+            } else {
+                result.append(child)
+            }
+        }
+        if !placed { result += rebuilt }
+        children = result
     }
 
     /// The per-sample boxes describing `table`, in `stbl` order.

@@ -56,6 +56,12 @@ public enum WriteVerification {
                 let written = actual.box.find(["mdia", "minf", "stbl", "sdtp"]).map { Array($0.payload.dropFirst(4)) } ?? []
                 guard written == left.dependencies else { throw fail("track \(actual.id): sdtp does not hold the planned sample dependencies") }
             }
+            // Groups rebuilt from fragments: every sample in the same group descriptions as in the source.
+            if let expected = planned.expectedGroups {
+                let found: SampleGroupMembership
+                do { found = try actual.sampleGroups() } catch let error as KeepTrackError { throw fail("track \(actual.id): \(error.description)") }
+                if let difference = expected.difference(from: found) { throw fail("track \(actual.id): \(difference)") }
+            }
             samples += left.sampleCount
         }
         // Every sample where the plan put it, inside mdat, in plan order.

@@ -12,7 +12,7 @@ public struct SampleGroupDescriptionBox: BoxView {
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
         try coder.fourCC("groupingType", &groupingType)
-        if header.version == 1 { try coder.uint("defaultLength", &defaultLength, bytes: 4) }
+        if header.version >= 1 { try coder.uint("defaultLength", &defaultLength, bytes: 4) }
         if header.version >= 2 { try coder.uint("defaultSampleDescriptionIndex", &defaultDescriptionIndex, bytes: 4) }
         try coder.uint("entryCount", &entryCount, bytes: 4)
         try coder.rest("entries", &entries)
