@@ -67,6 +67,10 @@ public struct DecoderConfiguration: @unchecked Sendable {
         case "ec-3": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_EAC3, codecName: "E-AC-3")
         case "Opus": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_OPUS, codecName: "Opus")
         case "fLaC": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_FLAC, codecName: "FLAC")
+        // FFmpeg's AMR and TrueHD decoders need no configuration: each packet (frame header, major sync) says it all.
+        case "samr": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_AMR_NB, codecName: "AMR-NB")
+        case "sawb": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_AMR_WB, codecName: "AMR-WB")
+        case "mlpa": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_TRUEHD, codecName: "Dolby TrueHD")
         default:
             guard track.isLPCM, let entry else {
                 throw CodecError.notDecodable("track \(track.id): FFmpeg has no decoder for '\(format)' (\(track.codecName ?? "unknown codec"))")

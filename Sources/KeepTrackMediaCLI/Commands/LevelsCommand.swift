@@ -14,7 +14,7 @@ enum LevelsCommand {
             .flag("compare", "Treat the files as pairs A B [A2 B2 ...]: compare the enabled-audio RMS of each pair."),
         ] + CompareCommand.pairOptions(modeFlag: "--compare"),
         discussion: """
-        Decodes keeptrack's own demuxed samples with FFmpeg's libavcodec (AAC, ALAC, LPCM, AC-3, E-AC-3, ...),
+        Decodes keeptrack's own demuxed samples with FFmpeg's libavcodec (AAC, ALAC, LPCM, AC-3, E-AC-3, AMR, TrueHD, ...),
         honouring the edit list and encoder priming, so the levels cover exactly the presented range.
         Per track: RMS dBFS (a full-scale sine is −3.01), sample peak dBFS, integrated loudness (EBU R128, LUFS).
         mix: the enabled audio tracks summed sample-aligned and downmixed to stereo — what a simple player plays.
@@ -23,7 +23,8 @@ enum LevelsCommand {
         a track of which no packet decodes is malformed input (65).
         --compare prints one row per pair: A and B enabled-audio RMS, B−A in dB, and ECHO RISK when B plays
         more tracks of one alternate group at once than A.
-        Exit status: 0; with --compare 1 when a pair differs or has echo risk; 65/66/74 on bad input.
+        Exit status: 0; with --compare 1 when a pair differs or has echo risk; 65/66/74 on bad input (with --json and one FILE,
+        nothing is printed on stdout then: the error is on stderr).
         """
     ) { invocation, console in
         if invocation.flag("compare") { return try compare(invocation, console) }
@@ -46,7 +47,12 @@ enum LevelsCommand {
             }
         }
         if invocation.flag("json") {
-            console.print(invocation.positionals.count == 1 && documents.count == 1 ? documents[0].rendered() : JSONValue.array(documents).rendered())
+            // One FILE that could not be measured prints no JSON at all (its error is on stderr): never an empty `[]`.
+            if invocation.positionals.count == 1 {
+                if let document = documents.first { console.print(document.rendered()) }
+            } else {
+                console.print(JSONValue.array(documents).rendered())
+            }
         }
         return worst
     }
