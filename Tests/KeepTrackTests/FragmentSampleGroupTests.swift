@@ -130,12 +130,10 @@ final class FragmentSampleGroupTests: XCTestCase {
 
     // MARK: Carried
 
-    /// Groups in moov's stbl and in trafs (traf-local descriptions, one with explicit entry lengths,
-    /// one version 2, entries equal to moov's, partly mapped trafs, a second grouping with a
-    /// parameter): the remux's stbl puts every sample in the description the test built it with;
-    /// ffprobe's packets and mediainfo's durations are the source's; compare says identical.
-    func testGroupsOfMoovAndTrafsAreMergedIntoStbl() throws {
-        let folder = TemporaryFolder()
+    /// The grouped movie of the tests: groups in moov's stbl and in trafs (traf-local descriptions,
+    /// one with explicit entry lengths, one version 2, entries equal to moov's, partly mapped trafs,
+    /// a second grouping with a parameter), and what the test put in, sample by sample.
+    static func makeGroupedMovie(_ folder: TemporaryFolder) throws -> (path: String, counts: [Int], roll: [[UInt8]?], prol: [[UInt8]?]) {
         let source = try Self.makeSource(folder)
         let counts = try Self.fragmentSampleCounts(source)
         XCTAssertGreaterThanOrEqual(counts.count, 5)
@@ -151,7 +149,6 @@ final class FragmentSampleGroupTests: XCTestCase {
             default: return []
             }
         }
-        // What the test put in, sample by sample.
         var roll: [[UInt8]?] = [], prol: [[UInt8]?] = []
         for (index, n) in counts.enumerated() {
             var part = [[UInt8]?](repeating: nil, count: n)
@@ -165,6 +162,15 @@ final class FragmentSampleGroupTests: XCTestCase {
             roll += part
             prol += index == 2 ? [five] + Array(repeating: nil, count: n - 1) : Array(repeating: nil, count: n)
         }
+        return (input, counts, roll, prol)
+    }
+
+    /// The grouped movie's remux puts every sample in the description the test built it with (one
+    /// sgpd per type, entries with equal bytes one description); ffprobe's packets and mediainfo's
+    /// durations are the source's; compare says identical and sees a changed group.
+    func testGroupsOfMoovAndTrafsAreMergedIntoStbl() throws {
+        let folder = TemporaryFolder()
+        let (input, counts, roll, prol) = try Self.makeGroupedMovie(folder)
         let output = folder.path("remux.mp4")
         let result = runCLI(["remux", input, output, "--verify-data"])
         XCTAssertEqual(result.code, 0, result.error)
@@ -195,6 +201,22 @@ final class FragmentSampleGroupTests: XCTestCase {
         let difference = runCLI(["compare", input, changed])
         XCTAssertEqual(difference.code, 1, difference.out + difference.error)
         XCTAssertTrue((difference.out + difference.error).contains("sample group prol (parameter 7)"), difference.out)
+    }
+
+    /// trim of a fragmented movie with traf groups keeps each kept sample's group.
+    func testTrimOfFragmentedGroupsKeepsEachSamplesGroup() throws {
+        let folder = TemporaryFolder()
+        let (input, _, roll, prol) = try Self.makeGroupedMovie(folder)
+        let output = folder.path("trim.mp4")
+        let result = runCLI(["trim", input, output, "--start", "0.7", "--end", "2.1", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        let track = try XCTUnwrap((json["tracks"] as? [[String: Any]])?.first)
+        // firstSample counts from 1.
+        let first = try XCTUnwrap(track["firstSample"] as? Int) - 1, count = try XCTUnwrap(track["samples"] as? Int)
+        XCTAssertGreaterThan(first, 0)
+        XCTAssertEqual(try Self.stblGroups(output, type: "roll"), Array(roll[first..<first + count]))
+        XCTAssertEqual(try Self.stblGroups(output, type: "prol", parameter: 7), Array(prol[first..<first + count]))
     }
 
     /// Verification compares the written groups with the source's, sample by sample.

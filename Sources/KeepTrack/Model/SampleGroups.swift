@@ -287,3 +287,19 @@ extension Track {
         return try SampleGroupResolver.resolve(segments, totalSamples: sampleTable.sampleCount)
     }
 }
+
+extension Track {
+    /// The trak with every traf's sample groups merged into its stbl (one sbgp per grouping covering
+    /// every sample, one sgpd per type): for writers that cut or copy the stbl's groups of a
+    /// fragmented track (trim). The trak itself when no traf has groups. Throws (65) when the
+    /// fragments hold boxes keeptrack cannot carry (``TrackFragments/refusals``) or groups it cannot merge.
+    public func trakWithFragmentGroupsMerged() throws -> Box {
+        if let reason = fragments?.refusals.first { throw KeepTrackError.unsupported(reason) }
+        guard fragments?.hasFragmentGroups == true else { return box }
+        let groups = try sampleGroups()
+        var trak = box
+        let descriptions = OutputTrack.groupDescriptions(trak)
+        trak.modifySampleTable { OutputTrack.replaceGroupBoxes(&$0, groups: groups, stblDescriptions: descriptions) }
+        return trak
+    }
+}

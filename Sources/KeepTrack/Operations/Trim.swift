@@ -503,7 +503,7 @@ public enum Trim {
                 edits[edits.count - 1].mediaTime = 0
             }
             let table = makeTable(range, shift: shift)
-            var trak = track.box
+            var trak = try track.trakWithFragmentGroupsMerged()
             try sliceSampleGroups(&trak, range: range)
             let mediaDuration = range.isEmpty ? 0 : decodeTimes[range.upperBound - 1] + durations[range.upperBound - 1] - decodeTimes[range.lowerBound]
             let timing = DefragmentedTiming(mediaDuration: mediaDuration,
