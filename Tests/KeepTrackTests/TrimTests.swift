@@ -105,6 +105,15 @@ final class TrimTests: XCTestCase {
         XCTAssertTrue(runCLI(["trim", "--help"]).out.contains("--keyframe"))
     }
 
+    /// mvhd's QuickTime times (preview, poster, selection, current) move to the piece's clock and range.
+    func testMovieHeaderTimesFollowThePiece() {
+        func bytes(_ values: [UInt32]) -> [UInt8] { values.flatMap { [UInt8($0 >> 24), UInt8($0 >> 16 & 0xFF), UInt8($0 >> 8 & 0xFF), UInt8($0 & 0xFF)] } }
+        // 600 → 240000, piece from 1 s (240000) lasting 1 s: poster at 1.5 s → 0.5 s; preview from 0.5 s → 0; durations rescaled and cut.
+        let moved = Trim.movedTimes(bytes([300, 300, 900, 1200, 1200, 0]), from: 600, to: 240_000, start: 240_000, duration: 240_000)
+        XCTAssertEqual(moved, bytes([0, 120_000, 120_000, 240_000, 240_000, 0]))
+        XCTAssertEqual(Trim.movedTimes(Array(repeating: 0, count: 24), from: 600, to: 240_000, start: 5, duration: 9), Array(repeating: 0, count: 24))
+    }
+
     // MARK: Synthetic iPhone-layout movies
 
     /// H.264 with B-frames (closed or open GOP) and two real AAC tracks in alternate group 1 (the

@@ -193,9 +193,11 @@ public enum Trim {
             writer.moovTemplate.modifyChildren { children in
                 for index in children.indices where children[index].type == "mvhd" {
                     children[index] = children[index].reencoded(MovieHeaderBox.self) { mvhd in
+                        let sourceScale = mvhd.timescale > 0 ? mvhd.timescale : clock.source
                         mvhd.timescale = clock.scale
                         if longest > UInt64(UInt32.max) { mvhd.header.version = 1 }
                         mvhd.duration = longest
+                        mvhd.quickTimeTimes = Trim.movedTimes(mvhd.quickTimeTimes, from: sourceScale, to: clock.scale, start: start, duration: longest)
                     }
                 }
                 // A fragmented source's mvex describes fragments the output does not have.
@@ -598,6 +600,23 @@ public enum Trim {
             }
             if let failure { throw failure }
         }
+    }
+
+    /// QuickTime's mvhd preview time and duration, poster time, selection time and duration and
+    /// current time (big-endian u32s in movie units) on the piece's clock: times move by the start and
+    /// stay inside the piece, durations are rescaled and cut to it. ISO files' zeros stay zeros.
+    static func movedTimes(_ bytes: [UInt8], from: UInt32, to: UInt32, start: UInt64, duration: UInt64) -> [UInt8] {
+        guard bytes.count == 24, bytes.contains(where: { $0 != 0 }) else { return bytes }
+        var result: [UInt8] = []
+        for field in 0..<6 {
+            let value = bytes[field * 4..<field * 4 + 4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let scaled = scale(value, from: from, to: to)
+            let isDuration = field == 1 || field == 4
+            var moved = isDuration ? min(scaled, duration) : min(scaled > start ? scaled - start : 0, duration)
+            if moved > UInt64(UInt32.max) { moved = 0 }
+            result += [UInt8(moved >> 24 & 0xFF), UInt8(moved >> 16 & 0xFF), UInt8(moved >> 8 & 0xFF), UInt8(moved & 0xFF)]
+        }
+        return result
     }
 
     /// Per-sample boxes trim would have to cut and does not (sub-sample information, encryption
