@@ -47,22 +47,22 @@ public struct FixtureBuilder {
         var mvhd = MovieHeaderBox()
         mvhd.timescale = Self.movieTimescale
         mvhd.duration = UInt64(options.duration * Double(Self.movieTimescale))
-        mvhd.creationTime = 3_811_000_000
-        mvhd.modificationTime = mvhd.creationTime
+        mvhd.times.creationTime = 3_811_000_000
+        mvhd.times.modificationTime = mvhd.times.creationTime
         mvhd.reserved = Array(repeating: 0, count: 10)
         mvhd.quickTimeTimes = Array(repeating: 0, count: 24)
         mvhd.nextTrackID = (ids.max() ?? 0) + 1
-        var moovChildren = [Box(type: "mvhd", bytes: mvhd.encoded())]
+        var moovChildren = [Box(type: "mvhd", bytes: try mvhd.encoded())]
         moovChildren += tracks.map(\.trak)
-        if options.movieMetadata { moovChildren.append(movieMeta()) }
+        if options.movieMetadata { moovChildren.append(try movieMeta()) }
         var writerOptions = MovieWriter.Options()
         writerOptions.moovFirst = options.moovFirst
         writerOptions.forceLargeOffsets = options.largeOffsets
         writerOptions.chunkDuration = options.chunkDuration
-        return MovieWriter(fileType: fileType(), moovTemplate: Box(type: "moov", children: moovChildren), tracks: tracks, options: writerOptions)
+        return MovieWriter(fileType: try fileType(), moovTemplate: Box(type: "moov", children: moovChildren), tracks: tracks, options: writerOptions)
     }
 
-    func fileType() -> Box {
+    func fileType() throws -> Box {
         var ftyp = FileTypeBox()
         switch options.flavour {
         case .quickTime:
@@ -73,7 +73,7 @@ public struct FixtureBuilder {
             ftyp.majorBrand = "mp42"
             ftyp.compatibleBrands = ["mp42", "isom"]
         }
-        return Box(type: "ftyp", bytes: ftyp.encoded())
+        return Box(type: "ftyp", bytes: try ftyp.encoded())
     }
 
     // MARK: Tracks
@@ -88,7 +88,7 @@ public struct FixtureBuilder {
             index % gop == 0 ? UInt32(frameBytes * 4) : UInt32(frameBytes + (index * 37) % 200)
         }
         var entry = VisualSampleEntry()
-        entry.reserved = Array(repeating: 0, count: 6)
+        entry.header.reserved = Array(repeating: 0, count: 6)
         entry.width = 1920
         entry.height = 1080
         var name = Array("HEVC".utf8)
@@ -106,8 +106,8 @@ public struct FixtureBuilder {
         dvvC.packed = UInt16(8) << 9 | UInt16(7) << 3 | 0b101
         dvvC.compatibilityByte = 4 << 4
         dvvC.rest = Array(repeating: 0, count: 19)
-        let sampleEntry = Box(type: "hvc1", prefix: entry.encoded(), children: [
-            Box(type: "hvcC", bytes: hvcC.encoded()), Box(type: "colr", bytes: colr.encoded()), Box(type: "dvvC", bytes: dvvC.encoded()),
+        let sampleEntry = Box(type: "hvc1", prefix: try entry.encoded(), children: [
+            Box(type: "hvcC", bytes: try hvcC.encoded()), Box(type: "colr", bytes: try colr.encoded()), Box(type: "dvvC", bytes: try dvvC.encoded()),
         ])
         var stts = TimeToSampleBox(); stts.pairs = [UInt32(count), delta]
         // Composition offsets of a simple IBP pattern.
@@ -120,8 +120,8 @@ public struct FixtureBuilder {
         var sdtp = SampleDependencyBox(); sdtp.flags = (0..<count).map { $0 % gop == 0 ? 0x20 : 0x18 }
         var stsz = SampleSizeBox(); stsz.sizes = sizes; stsz.sampleCount = UInt32(count)
         let stbl = Box(type: "stbl", children: [
-            stsd(sampleEntry), Box(type: "stts", bytes: stts.encoded()), Box(type: "ctts", bytes: ctts.encoded()),
-            Box(type: "stss", bytes: stss.encoded()), Box(type: "sdtp", bytes: sdtp.encoded()), Box(type: "stsz", bytes: stsz.encoded()),
+            stsd(sampleEntry), Box(type: "stts", bytes: try stts.encoded()), Box(type: "ctts", bytes: try ctts.encoded()),
+            Box(type: "stss", bytes: try stss.encoded()), Box(type: "sdtp", bytes: try sdtp.encoded()), Box(type: "stsz", bytes: try stsz.encoded()),
             Box(type: "stsc", bytes: []), Box(type: "stco", bytes: []),
         ])
         var matrix = TrackHeaderBox.identityMatrix
@@ -131,7 +131,7 @@ public struct FixtureBuilder {
         case 270: matrix = [0, 0xFFFF_0000, 0, 0x10000, 0, 0, 0, 0, 0x4000_0000]
         default: break
         }
-        let trak = makeTrak(id: Self.videoID, handler: "vide", timescale: timescale, mediaDuration: UInt64(count) * UInt64(delta),
+        let trak = try makeTrak(id: Self.videoID, handler: "vide", timescale: timescale, mediaDuration: UInt64(count) * UInt64(delta),
                             enabled: true, group: 0, width: 1920, height: 1080, matrix: matrix, volume: 0,
                             mediaHeader: Box(type: "vmhd", bytes: [0, 0, 0, 1, 0, 0x40, 0x80, 0, 0x80, 0, 0x80, 0]),
                             references: [], extra: [], stbl: stbl)
@@ -146,7 +146,7 @@ public struct FixtureBuilder {
         let count = real?.packets.count ?? audioPacketCount
         let sizes = real?.packets.map { UInt32($0.count) } ?? (0..<count).map { UInt32(340 + ($0 * 53) % 90) }
         var entry = AudioSampleEntry()
-        entry.reserved = Array(repeating: 0, count: 6)
+        entry.header.reserved = Array(repeating: 0, count: 6)
         entry.channelCount = 2
         entry.sampleSize = 16
         entry.sampleRate = 48000 << 16
@@ -158,13 +158,13 @@ public struct FixtureBuilder {
             entry.bytesPerFrame = 0
             entry.bytesPerSample = 2
         }
-        let sampleEntry = Box(type: "mp4a", prefix: entry.encoded(), children: [
+        let sampleEntry = Box(type: "mp4a", prefix: try entry.encoded(), children: [
             Box(type: "esds", bytes: real?.elementaryStreamDescriptor ?? Self.aacElementaryStreamDescriptor),
         ])
-        let stbl = audioTable(entry: sampleEntry, sizes: sizes, sync: false)
+        let stbl = try audioTable(entry: sampleEntry, sizes: sizes, sync: false)
         let group = options.includeSpatial ? options.alternateGroup : 0
         let presented = real.map { (start: Int64($0.primingFrames), frames: UInt64($0.presentedFrames)) }
-        let trak = makeTrak(id: id, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * 1024,
+        let trak = try makeTrak(id: id, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * 1024,
                             enabled: enabled ?? (stereoEnabled || !options.includeSpatial), group: group, width: 0, height: 0,
                             matrix: TrackHeaderBox.identityMatrix, volume: 0x100,
                             mediaHeader: Box(type: "smhd", bytes: [0, 0, 0, 0, 0, 0, 0, 0]), references: references,
@@ -177,7 +177,7 @@ public struct FixtureBuilder {
 
     func spatialTrack() throws -> OutputTrack {
         if options.alternateIsStereoCopy, options.stereoAudio != nil {
-            let fall = Box(type: "fall", bytes: TrackReferenceTypeBox(trackIDs: [Self.stereoID]).encoded())
+            let fall = Box(type: "fall", bytes: try TrackReferenceTypeBox(trackIDs: [Self.stereoID]).encoded())
             return try stereoTrack(id: Self.spatialID, enabled: spatialEnabled, references: options.fallReference ? [fall] : [])
         }
         let count = audioPacketCount
@@ -185,7 +185,7 @@ public struct FixtureBuilder {
         var sampleEntry: Box
         var sizes: [UInt32]
         var entry = AudioSampleEntry()
-        entry.reserved = Array(repeating: 0, count: 6)
+        entry.header.reserved = Array(repeating: 0, count: 6)
         var perPacketFrames: UInt32 = 1024
         if options.spatialAsLPCM {
             // 4-channel 24-bit LPCM as a v2 SoundDescription (ProRes recordings).
@@ -198,7 +198,7 @@ public struct FixtureBuilder {
             entry.formatSpecificFlags = 0xC // signed integer, packed
             entry.constBytesPerAudioPacket = UInt32(3 * channels)
             entry.constLPCMFramesPerAudioPacket = 1
-            sampleEntry = Box(type: "lpcm", prefix: entry.encoded(), children: [])
+            sampleEntry = Box(type: "lpcm", prefix: try entry.encoded(), children: [])
             sizes = Array(repeating: UInt32(3 * channels), count: count * 1024)
         } else {
             let dapa = Box(type: "dapa", bytes: [0, 0, 0, 0, 0x08, 0, 0x14, 0x01, 0x80, 0x0E, 0x05, 0x40, UInt8(channels), 0x7A, 0x33, 0x10])
@@ -208,32 +208,32 @@ public struct FixtureBuilder {
                 entry.audioSampleRateBits = Double(48000).bitPattern
                 entry.audioChannels = UInt32(channels)
                 entry.constLPCMFramesPerAudioPacket = 1024
-                sampleEntry = Box(type: "apac", prefix: entry.encoded(), children: [dapa, Box(type: "ngst", bytes: [0, 0, 0, 0, 0, 0, 0, 1])])
+                sampleEntry = Box(type: "apac", prefix: try entry.encoded(), children: [dapa, Box(type: "ngst", bytes: [0, 0, 0, 0, 0, 0, 0, 1])])
             } else {
                 // AVAssetWriter's ISO entry: channelcount 2 is a placeholder.
                 entry.channelCount = 2; entry.sampleSize = 16; entry.sampleRate = 48000 << 16
-                sampleEntry = Box(type: "apac", prefix: entry.encoded(), children: [dapa])
+                sampleEntry = Box(type: "apac", prefix: try entry.encoded(), children: [dapa])
             }
             sizes = (0..<count).map { UInt32(600 + ($0 * 71) % 160) }
         }
-        var stbl = audioTable(entry: sampleEntry, sizes: sizes, sync: !options.spatialAsLPCM, delta: options.spatialAsLPCM ? 1 : 1024)
+        var stbl = try audioTable(entry: sampleEntry, sizes: sizes, sync: !options.spatialAsLPCM, delta: options.spatialAsLPCM ? 1 : 1024)
         if !options.spatialAsLPCM {
             // Pre-roll groups as iPhone writes them.
             var sgpd = SampleGroupDescriptionBox()
             sgpd.header.version = 1; sgpd.groupingType = "prol"; sgpd.defaultLength = 2; sgpd.entryCount = 1; sgpd.entries = [0, 1]
             var sbgp = SampleToGroupBox()
             sbgp.groupingType = "prol"; sbgp.pairs = [1, 1, UInt32(count - 1), 0]
-            stbl.modifyChildren { $0.insert(contentsOf: [Box(type: "sgpd", bytes: sgpd.encoded()), Box(type: "sbgp", bytes: sbgp.encoded())], at: 1) }
+            try stbl.modifyChildren { $0.insert(contentsOf: [Box(type: "sgpd", bytes: try sgpd.encoded()), Box(type: "sbgp", bytes: try sbgp.encoded())], at: 1) }
         }
         var references: [Box] = []
         if options.fallReference && options.includeStereo {
-            references.append(Box(type: "fall", bytes: TrackReferenceTypeBox(trackIDs: [Self.stereoID]).encoded()))
+            references.append(Box(type: "fall", bytes: try TrackReferenceTypeBox(trackIDs: [Self.stereoID]).encoded()))
         }
         if let dangling = options.danglingReference {
-            references.append(Box(type: "folw", bytes: TrackReferenceTypeBox(trackIDs: [dangling]).encoded()))
+            references.append(Box(type: "folw", bytes: try TrackReferenceTypeBox(trackIDs: [dangling]).encoded()))
         }
         let group = options.includeStereo ? options.alternateGroup : 0
-        let trak = makeTrak(id: Self.spatialID, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * UInt64(perPacketFrames == 1 ? 1024 : 1024),
+        let trak = try makeTrak(id: Self.spatialID, handler: "soun", timescale: 48000, mediaDuration: UInt64(count) * UInt64(perPacketFrames == 1 ? 1024 : 1024),
                             enabled: spatialEnabled || !options.includeStereo, group: group, width: 0, height: 0,
                             matrix: TrackHeaderBox.identityMatrix, volume: 0x100,
                             mediaHeader: Box(type: "smhd", bytes: [0, 0, 0, 0, 0, 0, 0, 0]), references: references,
@@ -253,11 +253,11 @@ public struct FixtureBuilder {
         var stts = TimeToSampleBox(); stts.pairs = [UInt32(count), 600]
         var stsz = SampleSizeBox(); stsz.constantSize = 10; stsz.sampleCount = UInt32(count)
         let stbl = Box(type: "stbl", children: [
-            stsd(sampleEntry), Box(type: "stts", bytes: stts.encoded()), Box(type: "stsz", bytes: stsz.encoded()),
+            stsd(sampleEntry), Box(type: "stts", bytes: try stts.encoded()), Box(type: "stsz", bytes: try stsz.encoded()),
             Box(type: "stsc", bytes: []), Box(type: "stco", bytes: []),
         ])
-        let reference = Box(type: "cdsc", bytes: TrackReferenceTypeBox(trackIDs: [Self.videoID]).encoded())
-        let trak = makeTrak(id: id, handler: "meta", timescale: 600, mediaDuration: UInt64(count) * 600, enabled: true, group: 0,
+        let reference = Box(type: "cdsc", bytes: try TrackReferenceTypeBox(trackIDs: [Self.videoID]).encoded())
+        let trak = try makeTrak(id: id, handler: "meta", timescale: 600, mediaDuration: UInt64(count) * 600, enabled: true, group: 0,
                             width: 0, height: 0, matrix: TrackHeaderBox.identityMatrix, volume: 0,
                             mediaHeader: Box(type: "nmhd", bytes: [0, 0, 0, 0]), references: [reference], extra: [], stbl: stbl)
         return try output(trak: trak, id: id, sizes: sizes, timescale: 600, sparse: false)
@@ -271,27 +271,27 @@ public struct FixtureBuilder {
         Box(type: "stsd", prefix: [0, 0, 0, 0, 0, 0, 0, 1], children: [entry])
     }
 
-    func audioTable(entry: Box, sizes: [UInt32], sync: Bool, delta: UInt32 = 1024) -> Box {
+    func audioTable(entry: Box, sizes: [UInt32], sync: Bool, delta: UInt32 = 1024) throws -> Box {
         var stts = TimeToSampleBox(); stts.pairs = [UInt32(sizes.count), delta]
         var stsz = SampleSizeBox()
         if Set(sizes).count == 1 { stsz.constantSize = sizes[0]; stsz.sampleCount = UInt32(sizes.count) } else { stsz.sizes = sizes; stsz.sampleCount = UInt32(sizes.count) }
-        var children = [stsd(entry), Box(type: "stts", bytes: stts.encoded())]
+        var children = [stsd(entry), Box(type: "stts", bytes: try stts.encoded())]
         if sync {
             var stss = SyncSampleBox(); stss.sampleNumbers = stride(from: 1, through: sizes.count, by: 76).map(UInt32.init)
-            children.append(Box(type: "stss", bytes: stss.encoded()))
+            children.append(Box(type: "stss", bytes: try stss.encoded()))
         }
-        children += [Box(type: "stsz", bytes: stsz.encoded()), Box(type: "stsc", bytes: []), Box(type: "stco", bytes: [])]
+        children += [Box(type: "stsz", bytes: try stsz.encoded()), Box(type: "stsc", bytes: []), Box(type: "stco", bytes: [])]
         return Box(type: "stbl", children: children)
     }
 
     func makeTrak(id: UInt32, handler: FourCC, timescale: UInt32, mediaDuration: UInt64, enabled: Bool, group: UInt16,
                   width: UInt32, height: UInt32, matrix: [UInt32], volume: Int16, mediaHeader: Box, references: [Box],
-                  extra: [Box], stbl: Box, presented: (start: Int64, frames: UInt64)? = nil) -> Box {
+                  extra: [Box], stbl: Box, presented: (start: Int64, frames: UInt64)? = nil) throws -> Box {
         let movieDuration = (presented?.frames ?? mediaDuration) * UInt64(Self.movieTimescale) / UInt64(timescale)
         var tkhd = TrackHeaderBox()
         tkhd.header.flags = enabled ? 0xF : 0xE
-        tkhd.creationTime = 3_811_000_000
-        tkhd.modificationTime = tkhd.creationTime
+        tkhd.times.creationTime = 3_811_000_000
+        tkhd.times.modificationTime = tkhd.times.creationTime
         tkhd.trackID = id
         tkhd.duration = movieDuration
         tkhd.reserved2 = Array(repeating: 0, count: 8)
@@ -306,8 +306,8 @@ public struct FixtureBuilder {
         edit.mediaTime = presented?.start ?? 0
         elst.entries = [edit]
         var mdhd = MediaHeaderBox()
-        mdhd.creationTime = tkhd.creationTime
-        mdhd.modificationTime = tkhd.creationTime
+        mdhd.times.creationTime = tkhd.times.creationTime
+        mdhd.times.modificationTime = tkhd.times.creationTime
         mdhd.timescale = timescale
         mdhd.duration = mediaDuration
         mdhd.language = options.flavour == .quickTime ? 0x55C4 : 0x55C4 // "und"
@@ -324,7 +324,7 @@ public struct FixtureBuilder {
             dataHandler.reserved = Array(repeating: 0, count: 12)
             let dataName = Array("Core Media Data Handler".utf8)
             dataHandler.nameBytes = [UInt8(dataName.count)] + dataName
-            minfHandler = Box(type: "hdlr", bytes: dataHandler.encoded())
+            minfHandler = Box(type: "hdlr", bytes: try dataHandler.encoded())
         } else {
             hdlr.handlerType = handler
             hdlr.nameBytes = Array("Core Media \(handler)".utf8) + [0]
@@ -335,12 +335,12 @@ public struct FixtureBuilder {
         var minfChildren = [mediaHeader]
         if let minfHandler { minfChildren.append(minfHandler) }
         minfChildren += [Box(type: "dinf", children: [dref]), stbl]
-        var mdiaChildren = [Box(type: "mdhd", bytes: mdhd.encoded())]
+        var mdiaChildren = [Box(type: "mdhd", bytes: try mdhd.encoded())]
         if handler == "soun" { mdiaChildren.append(Box(type: "elng", bytes: [0, 0, 0, 0] + Array("und".utf8) + [0])) }
-        mdiaChildren += [Box(type: "hdlr", bytes: hdlr.encoded()), Box(type: "minf", children: minfChildren)]
-        var trakChildren = [Box(type: "tkhd", bytes: tkhd.encoded())]
+        mdiaChildren += [Box(type: "hdlr", bytes: try hdlr.encoded()), Box(type: "minf", children: minfChildren)]
+        var trakChildren = [Box(type: "tkhd", bytes: try tkhd.encoded())]
         if handler == "soun" { trakChildren.append(Box(type: "tgas", bytes: [0, 0, 0, 0, 0, 0])) }
-        trakChildren.append(Box(type: "edts", children: [Box(type: "elst", bytes: elst.encoded())]))
+        trakChildren.append(Box(type: "edts", children: [Box(type: "elst", bytes: try elst.encoded())]))
         if !references.isEmpty { trakChildren.append(Box(type: "tref", children: references)) }
         trakChildren += extra
         trakChildren.append(Box(type: "mdia", children: mdiaChildren))
@@ -378,7 +378,7 @@ public struct FixtureBuilder {
         return OutputTrack(trak: trak, table: realTable, data: data, timescale: timescale)
     }
 
-    func movieMeta() -> Box {
+    func movieMeta() throws -> Box {
         let items: [(String, String)] = [
             ("com.apple.quicktime.make", "Apple"),
             ("com.apple.quicktime.model", "keeptrack synthetic iPhone layout"),
@@ -401,9 +401,9 @@ public struct FixtureBuilder {
         for (index, item) in items.enumerated() {
             var data = MetadataDataBox()
             data.value = Array(item.1.utf8)
-            ilstChildren.append(Box(type: FourCC(rawValue: UInt32(index + 1)), prefix: [], children: [Box(type: "data", bytes: data.encoded())]))
+            ilstChildren.append(Box(type: FourCC(rawValue: UInt32(index + 1)), prefix: [], children: [Box(type: "data", bytes: try data.encoded())]))
         }
-        return Box(type: "meta", children: [Box(type: "hdlr", bytes: hdlr.encoded()), Box(type: "keys", bytes: keys.encoded()),
+        return Box(type: "meta", children: [Box(type: "hdlr", bytes: try hdlr.encoded()), Box(type: "keys", bytes: try keys.encoded()),
                                             Box(type: "ilst", children: ilstChildren)])
     }
 

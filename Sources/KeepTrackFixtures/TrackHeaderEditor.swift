@@ -10,9 +10,9 @@ public enum TrackHeaderEditor {
         for (index, track) in movie.tracks.enumerated() {
             var header = track.header
             edit(track, &header)
-            writer.tracks[index].trak.modifyChildren { children in
+            try writer.tracks[index].trak.modifyChildren { children in
                 for child in children.indices where children[child].type == "tkhd" {
-                    children[child] = Box(type: "tkhd", bytes: header.encoded())
+                    children[child] = Box(type: "tkhd", bytes: try header.encoded())
                 }
             }
         }

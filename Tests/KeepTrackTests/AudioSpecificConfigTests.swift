@@ -84,7 +84,7 @@ final class AudioSpecificConfigTests: XCTestCase {
                 let entry = try XCTUnwrap(track.sampleEntries.first)
                 let box = try XCTUnwrap(entry.first("esds") ?? entry.find(["wave", "esds"]))
                 let view = try ElementaryStreamDescriptorBox(box: box)
-                XCTAssertEqual(view.encoded(), box.payload)
+                XCTAssertEqual(try view.encoded(), box.payload)
                 XCTAssertEqual(view.objectTypeIndication, 0x40)
                 let config = try XCTUnwrap(view.audioSpecificConfig)
                 XCTAssertEqual(config.audioObjectType, 2)

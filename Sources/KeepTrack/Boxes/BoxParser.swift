@@ -178,9 +178,7 @@ public enum BoxParser {
             throw KeepTrackError.malformed(path: path, offset: offset, reason: "boxes nested more than \(maximumDepth) deep")
         }
         let payloadOffset = offset + UInt64(headerSize)
-        if type == "hdlr", context.ancestors.last == "mdia", payload.count >= 12 {
-            context.handler = FourCC(bytes: payload.dropFirst(8))
-        }
+        context.noting(type, payload: payload)
         // The layout depends only on the first fields (sample-entry versions), never on more than 64 bytes.
         switch BoxSchema.layout(of: type, payload: Array(payload.prefix(64)), context: context) {
         case .leaf:
@@ -192,11 +190,9 @@ public enum BoxParser {
                 }
                 return Box(type: type, content: .bytes(Array(payload)), headerForm: form, userType: userType, offset: offset)
             }
-            var inner = context
-            inner.ancestors.append(type)
+            var inner = context.entering(type)
             do {
                 let parsed = try parseChildren(payload, from: prefixLength, baseOffset: payloadOffset, context: &inner, path: path, depth: depth + 1, strict: strict)
-                if type == "mdia" || type == "trak" { context.handler = inner.handler }
                 let container = Box.Container(prefix: Array(payload.prefix(prefixLength)), children: parsed.children, trailer: parsed.trailer)
                 return Box(type: type, content: .container(container), headerForm: form, userType: userType, offset: offset)
             } catch let error as KeepTrackError where !strict {

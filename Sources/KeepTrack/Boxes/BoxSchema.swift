@@ -9,14 +9,43 @@ public enum BoxLayout: Equatable, Sendable {
     case container(prefix: Int, strict: Bool)
 }
 
-/// What the parser knows about where it is, to tell apart boxes whose layout depends on context.
+/// Where a box is, to tell apart boxes whose layout and meaning depend on context. The parser and
+/// the dump walk the tree the same way through `entering(_:)` and `noting(_:payload:)`, so they
+/// always agree on a box's handler.
 public struct ParseContext: Sendable {
     /// Types from the top of the file down to the parent of the box being parsed.
     public var ancestors: [FourCC] = []
-    /// Handler type of the enclosing track (`vide`, `soun`, `meta`, ...), known once `mdia/hdlr` was read.
+    /// Handler type of the enclosing media (`vide`, `soun`, `meta`, ...), known once its `mdia/hdlr` was read.
     public var handler: FourCC?
 
     public init() {}
+
+    public var parent: FourCC? { ancestors.last }
+    public var grandparent: FourCC? { ancestors.dropLast().last }
+
+    /// The context of the children of a box of `type` (a new track starts without a handler).
+    public func entering(_ type: FourCC) -> ParseContext {
+        var inner = self
+        inner.ancestors.append(type)
+        if type == "trak" { inner.handler = nil }
+        return inner
+    }
+
+    /// Takes note of a box at this level before its own children are read: an `mdia/hdlr` names
+    /// the handler its siblings (and their sample entries) belong to.
+    public mutating func noting(_ type: FourCC, payload: some Collection<UInt8>) {
+        if type == "hdlr", parent == "mdia", let handlerType = BoxSchema.handlerType(hdlrPayload: payload) { handler = handlerType }
+    }
+}
+
+/// The shape of a track's sample entries, from its handler type.
+public enum SampleEntryForm: Sendable, Equatable {
+    /// VisualSampleEntry / ImageDescription: 78 bytes of fields, then boxes.
+    case visual
+    /// AudioSampleEntry / SoundDescription v0, v1 or v2: 28, 44 or 64 bytes, then boxes.
+    case audio
+    /// Anything else: boxed metadata entries (`mebx`, ...) or opaque entries.
+    case other
 }
 
 public enum BoxSchema {
@@ -32,6 +61,29 @@ public enum BoxSchema {
     static let audioHandlers: Set<FourCC> = ["soun"]
     /// Sample entries of metadata tracks whose children are boxes right after the 8-byte SampleEntry header.
     static let boxedMetadataEntries: Set<FourCC> = ["mebx", "mett", "metx", "urim"]
+
+    /// The handler type in an `hdlr` payload (after version/flags and the QuickTime component type).
+    public static func handlerType(hdlrPayload payload: some Collection<UInt8>) -> FourCC? {
+        guard payload.count >= 12 else { return nil }
+        return FourCC(bytes: payload.dropFirst(8).prefix(4))
+    }
+
+    /// What sample entries under `handler` look like.
+    public static func sampleEntryForm(handler: FourCC?) -> SampleEntryForm {
+        guard let handler else { return .other }
+        if visualHandlers.contains(handler) { return .visual }
+        if audioHandlers.contains(handler) { return .audio }
+        return .other
+    }
+
+    /// The typed view of the fields of a sample entry under `handler` (nil: no typed fields).
+    public static func sampleEntryView(handler: FourCC?) -> (any FieldCodable.Type)? {
+        switch sampleEntryForm(handler: handler) {
+        case .visual: VisualSampleEntry.self
+        case .audio: AudioSampleEntry.self
+        case .other: nil
+        }
+    }
 
     public static func layout(of type: FourCC, payload: [UInt8], context: ParseContext) -> BoxLayout {
         let parent = context.ancestors.last
@@ -55,9 +107,10 @@ public enum BoxSchema {
     }
 
     static func sampleEntryLayout(format: FourCC, payload: [UInt8], context: ParseContext) -> BoxLayout {
-        guard let handler = context.handler else { return .leaf }
-        if visualHandlers.contains(handler) { return .container(prefix: 78, strict: false) }
-        if audioHandlers.contains(handler) {
+        guard context.handler != nil else { return .leaf }
+        switch sampleEntryForm(handler: context.handler) {
+        case .visual: return .container(prefix: 78, strict: false)
+        case .audio:
             guard payload.count >= 28 else { return .leaf }
             let version = UInt16(payload[8]) << 8 | UInt16(payload[9])
             switch version {
@@ -68,8 +121,8 @@ public enum BoxSchema {
                 return .container(prefix: 64, strict: false)
             default: return .leaf
             }
+        case .other:
+            return boxedMetadataEntries.contains(format) ? .container(prefix: 8, strict: false) : .leaf
         }
-        if boxedMetadataEntries.contains(format) { return .container(prefix: 8, strict: false) }
-        return .leaf
     }
 }

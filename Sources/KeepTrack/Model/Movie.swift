@@ -109,12 +109,12 @@ public struct Movie: Sendable {
         self.tracks = tracks
         metadata = Self.readMetadata(moov.first("meta"))
         self.tolerated = tolerated
-        if mvhdBox == nil || !timescaleKnown { installMovieHeader(mvhdBox) }
+        if mvhdBox == nil || !timescaleKnown { try installMovieHeader(mvhdBox) }
     }
 
     /// Puts the fallback header in the model's moov, with the duration of the longest track, so
     /// that every written copy has a valid mvhd (the input file is never touched).
-    mutating func installMovieHeader(_ original: Box?) {
+    mutating func installMovieHeader(_ original: Box?) throws {
         var mvhd = header
         let longest = tracks.compactMap(\.duration).max() ?? 0
         let scaled = (longest * Double(mvhd.timescale)).rounded()
@@ -124,7 +124,7 @@ public struct Movie: Sendable {
         if original == nil { mvhd.nextTrackID = (tracks.map(\.id).max() ?? 0) + 1 }
         header = mvhd
         guard let index = boxes.firstIndex(where: { $0.type == "moov" }) else { return }
-        var encoded = mvhd.encoded()
+        var encoded = try mvhd.encoded()
         if let original, original.payload.count > encoded.count, original.payload.first == mvhd.header.version {
             encoded += original.payload.dropFirst(encoded.count) // bytes after the fields stay
         }

@@ -3,9 +3,12 @@ public enum TrackKind: String, Sendable, CaseIterable {
     case video, audio, metadata, text, timecode, other
 
     init(handler: FourCC) {
+        switch BoxSchema.sampleEntryForm(handler: handler) {
+        case .visual: self = .video; return
+        case .audio: self = .audio; return
+        case .other: break
+        }
         switch handler {
-        case "vide", "pict", "auxv": self = .video
-        case "soun": self = .audio
         case "meta", "mdta": self = .metadata
         case "text", "sbtl", "subt", "clcp", "subp": self = .text
         case "tmcd": self = .timecode
@@ -105,6 +108,7 @@ public struct Track: Sendable {
     public var isEnabled: Bool { header.isEnabled }
     public var alternateGroup: UInt16 { header.alternateGroup }
     public var kind: TrackKind { TrackKind(handler: handler.handlerType) }
+    public var sampleEntryForm: SampleEntryForm { BoxSchema.sampleEntryForm(handler: handler.handlerType) }
     public var format: FourCC? { sampleEntries.first?.type }
 
     public func referencedIDs(_ type: FourCC) -> [UInt32] {
@@ -224,13 +228,14 @@ public struct Track: Sendable {
         }
     }
 
+    /// The sample entry's fields, when the handler says its entries are audio (BoxSchema decides, as for the parser).
     public var audioEntry: AudioSampleEntry? {
-        guard kind == .audio, let entry = sampleEntries.first, entry.isContainer else { return nil }
+        guard sampleEntryForm == .audio, let entry = sampleEntries.first, entry.isContainer else { return nil }
         return try? AudioSampleEntry(decoding: entry.payload)
     }
 
     public var visualEntry: VisualSampleEntry? {
-        guard kind == .video, let entry = sampleEntries.first, entry.isContainer else { return nil }
+        guard sampleEntryForm == .visual, let entry = sampleEntries.first, entry.isContainer else { return nil }
         return try? VisualSampleEntry(decoding: entry.payload)
     }
 

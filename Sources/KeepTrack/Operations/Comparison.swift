@@ -122,7 +122,7 @@ public struct MovieComparison: Sendable {
             if case .different(let at) = data {
                 differences.append("track \(trackA.id): sample data differs from sample \(at.sample + 1) on (byte \(at.offsetA) of \(nameA), byte \(at.offsetB) of \(nameB))")
             }
-            let boxes = fragmented ? Self.differingDefragmentedBoxes(trackA, trackB)
+            let boxes = fragmented ? try Self.differingDefragmentedBoxes(trackA, trackB)
                 : Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes.union(FilePointers.pointerBoxes))
             if fragmented, let timing = Self.timingDifference(trackA, trackB) { differences.append(timing) }
             if !boxes.isEmpty { differences.append("track \(trackA.id): boxes differ: \(boxes.joined(separator: ", "))") }
@@ -138,8 +138,8 @@ public struct MovieComparison: Sendable {
         let topA = a.boxes.filter { Self.comparedTopLevel.contains($0.type) }
         let topB = b.boxes.filter { Self.comparedTopLevel.contains($0.type) }
         movieBoxes += Self.differingChildren(topA, topB, path: "", ignoring: [])
-        let moovA = fragmented ? Self.defragmentedMovieBoxes(a) : a.moov.children.filter { $0.type != "trak" }
-        let moovB = fragmented ? Self.defragmentedMovieBoxes(b) : b.moov.children.filter { $0.type != "trak" }
+        let moovA = fragmented ? try Self.defragmentedMovieBoxes(a) : a.moov.children.filter { $0.type != "trak" }
+        let moovB = fragmented ? try Self.defragmentedMovieBoxes(b) : b.moov.children.filter { $0.type != "trak" }
         movieBoxes += Self.differingChildren(moovA, moovB, path: "moov/", ignoring: FilePointers.pointerBoxes)
         if !movieBoxes.isEmpty { differences.append("movie boxes differ: \(movieBoxes.joined(separator: ", "))") }
         if let pointers = Self.pointerDifference(moovA, a, moovB, b, path: "moov/") { differences.append("movie boxes: \(pointers)") }

@@ -40,13 +40,14 @@ public enum ExtractTrack {
         try edit.setEnabled(trackID, true)
         try edit.setAlternateGroup(trackID, 0)
         var writer = edit.writer(options: options)
-        writer.fileType = Box(type: "ftyp", bytes: fileType.encoded())
+        writer.fileType = Box(type: "ftyp", bytes: try fileType.encoded())
         var mvhd = movie.header
         mvhd.duration = track.header.duration
+        let header = try mvhd.encoded()
         var moov = movie.moov
         moov.modifyChildren { children in
             if let index = children.firstIndex(where: { $0.type == "mvhd" }) {
-                children[index].content = .bytes(mvhd.encoded() + children[index].payload.dropFirst(mvhd.encoded().count))
+                children[index].content = .bytes(header + children[index].payload.dropFirst(header.count))
             }
         }
         writer.moovTemplate = moov

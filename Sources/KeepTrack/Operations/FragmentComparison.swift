@@ -8,19 +8,19 @@ extension MovieComparison {
         .union(FilePointers.pointerBoxes).union(["sbgp", "sgpd"])
 
     /// Paths inside the traks whose bytes differ, durations and rebuilt tables left out.
-    static func differingDefragmentedBoxes(_ a: Track, _ b: Track) -> [String] {
-        differingBoxes(withoutDurations(a.box), withoutDurations(b.box), path: "", ignoring: rebuiltByDefragmenting)
+    static func differingDefragmentedBoxes(_ a: Track, _ b: Track) throws -> [String] {
+        differingBoxes(try withoutDurations(a.box), try withoutDurations(b.box), path: "", ignoring: rebuiltByDefragmenting)
     }
 
     /// The trak with the tkhd and mdhd durations set to 0 (a fragmented source says 0 or less than its samples last).
-    static func withoutDurations(_ trak: Box) -> Box {
+    static func withoutDurations(_ trak: Box) throws -> Box {
         var trak = trak
-        trak.modifyChildren { children in
+        try trak.modifyChildren { children in
             for index in children.indices {
-                if children[index].type == "tkhd" { children[index] = children[index].reencoded(TrackHeaderBox.self) { $0.duration = 0 } }
+                if children[index].type == "tkhd" { children[index] = try children[index].reencoded(TrackHeaderBox.self) { $0.duration = 0 } }
                 if children[index].type == "mdia" {
-                    children[index].modifyChildren { mdia in
-                        for m in mdia.indices where mdia[m].type == "mdhd" { mdia[m] = mdia[m].reencoded(MediaHeaderBox.self) { $0.duration = 0 } }
+                    try children[index].modifyChildren { mdia in
+                        for m in mdia.indices where mdia[m].type == "mdhd" { mdia[m] = try mdia[m].reencoded(MediaHeaderBox.self) { $0.duration = 0 } }
                     }
                 }
             }
@@ -29,9 +29,9 @@ extension MovieComparison {
     }
 
     /// Movie-level boxes of a fragmented movie as its progressive copy has them: no mvex, mvhd duration left out.
-    static func defragmentedMovieBoxes(_ movie: Movie) -> [Box] {
-        movie.moov.children.filter { $0.type != "trak" && $0.type != "mvex" }.map { box in
-            box.type == "mvhd" ? box.reencoded(MovieHeaderBox.self) { $0.duration = 0 } : box
+    static func defragmentedMovieBoxes(_ movie: Movie) throws -> [Box] {
+        try movie.moov.children.filter { $0.type != "trak" && $0.type != "mvex" }.map { box in
+            box.type == "mvhd" ? try box.reencoded(MovieHeaderBox.self) { $0.duration = 0 } : box
         }
     }
 

@@ -57,17 +57,17 @@ public struct MovieEdit: Sendable {
                 if !kept.isEmpty { references.append((reference.type, kept)) }
             }
             guard !removed.isEmpty else { continue }
-            tracks[index].box.modifyChildren { children in
+            try tracks[index].box.modifyChildren { children in
                 guard let trefIndex = children.firstIndex(where: { $0.type == "tref" }) else { return }
                 var tref = children[trefIndex]
-                tref.modifyChildren { referenceBoxes in
-                    referenceBoxes = referenceBoxes.compactMap { box in
+                try tref.modifyChildren { referenceBoxes in
+                    referenceBoxes = try referenceBoxes.compactMap { box in
                         guard let view = try? TrackReferenceTypeBox(box: box) else { return box }
                         let kept = view.trackIDs.filter { !ids.contains($0) }
                         if kept.count == view.trackIDs.count { return box }
                         if kept.isEmpty { return nil }
                         var edited = box
-                        edited.content = .bytes(TrackReferenceTypeBox(trackIDs: kept).encoded())
+                        edited.content = .bytes(try TrackReferenceTypeBox(trackIDs: kept).encoded())
                         return edited
                     }
                 }
@@ -88,7 +88,7 @@ public struct MovieEdit: Sendable {
             throw KeepTrackError.malformed(path: tracks[index].path, offset: box.offset, reason: "track has no tkhd")
         }
         let original = box.children[tkhdIndex].payload
-        let encoded = header.encoded()
+        let encoded = try header.encoded()
         let payload = encoded + original.dropFirst(encoded.count)
         tracks[index].box.modifyChildren { $0[tkhdIndex].content = .bytes(payload) }
         tracks[index].header = header

@@ -35,7 +35,7 @@ public struct BoxDump: Sendable {
         var counts: [FourCC: Int] = [:]
         for box in boxes {
             let name = Self.indexedName(box.type, counts: &counts)
-            dump(box, path: name, ancestors: [], handler: nil, locationItems: [], redact: false, into: &lines)
+            dump(box, path: name, context: ParseContext(), locationItems: [], redact: false, into: &lines)
         }
         return lines
     }
@@ -47,13 +47,14 @@ public struct BoxDump: Sendable {
         return index == 0 ? type.description : "\(type)[\(index + 1)]"
     }
 
-    func dump(_ box: Box, path: String, ancestors: [FourCC], handler: FourCC?, locationItems: Set<FourCC>, redact: Bool,
+    /// Dumps `box` and its children; `context` is where the box is, walked as the parser walks it.
+    func dump(_ box: Box, path: String, context: ParseContext, locationItems: Set<FourCC>, redact: Bool,
               into lines: inout [String]) {
-        let depth = ancestors.count
+        let depth = context.ancestors.count
         let indent = String(repeating: "  ", count: depth)
         lines.append(indent + path + "  " + describe(box))
         let fieldIndent = indent + "    "
-        for line in fields(of: box, parent: ancestors.last, grandparent: ancestors.dropLast().last, handler: handler, redact: redact) {
+        for line in fields(of: box, context: context, redact: redact) {
             lines.append(fieldIndent + line)
         }
         guard box.isContainer else { return }
@@ -61,19 +62,15 @@ public struct BoxDump: Sendable {
             if !box.children.isEmpty { lines.append(indent + "  … \(box.children.count) child boxes below --depth \(maximumDepth)") }
             return
         }
-        var handler = handler
-        if box.type == "trak" || box.type == "mdia" {
-            let hdlr = box.type == "trak" ? box.find(["mdia", "hdlr"]) : box.first("hdlr")
-            handler = hdlr.flatMap { try? HandlerBox(box: $0) }?.handlerType
-        }
         var locationItems = locationItems
         if box.type == "meta", options.redactLocation { locationItems = Self.locationItems(in: box) }
         var counts: [FourCC: Int] = [:]
+        var inner = context.entering(box.type)
         for child in box.children {
+            inner.noting(child.type, payload: child.payload)
             let childPath = path + "/" + Self.indexedName(child.type, counts: &counts)
             let redactChild = redact || (box.type == "ilst" && locationItems.contains(child.type)) || (options.redactLocation && Self.locationBoxes.contains(child.type))
-            dump(child, path: childPath, ancestors: ancestors + [box.type], handler: handler, locationItems: locationItems,
-                 redact: redactChild, into: &lines)
+            dump(child, path: childPath, context: inner, locationItems: locationItems, redact: redactChild, into: &lines)
         }
     }
 
@@ -97,15 +94,14 @@ public struct BoxDump: Sendable {
     }
 
     /// Decoded fields of `box` when a typed view exists; sample entries use the prefix view of their track's kind.
-    func fields(of box: Box, parent: FourCC?, grandparent: FourCC?, handler: FourCC?, redact: Bool) -> [String] {
+    func fields(of box: Box, context: ParseContext, redact: Bool) -> [String] {
         let limit = options.allEntries ? Int.max : Self.defaultEntryLimit
         var decoded: (any FieldCodable)?
         do {
-            if parent == "stsd" {
-                guard box.isContainer, let handler else { return [] }
-                if BoxSchema.audioHandlers.contains(handler) { decoded = try AudioSampleEntry(decoding: box.payload) }
-                if BoxSchema.visualHandlers.contains(handler) { decoded = try VisualSampleEntry(decoding: box.payload) }
-            } else if let view = BoxRegistry.view(for: box.type, parent: parent, grandparent: grandparent), !isExternal(box) {
+            if context.parent == "stsd" {
+                guard box.isContainer, let view = BoxSchema.sampleEntryView(handler: context.handler) else { return [] }
+                decoded = try view.init(decoding: box.payload)
+            } else if let view = BoxRegistry.view(for: box.type, parent: context.parent, grandparent: context.grandparent), !isExternal(box) {
                 decoded = try view.init(box: box, path: "")
             }
         } catch {

@@ -41,15 +41,17 @@ public struct EncodedVideoTrack {
     public static func sampleEntry(format: FourCC, configuration: [UInt8], width: Int, height: Int,
                                    colour: ColourInformationBox?, compressorName: String) -> Box {
         var entry = VisualSampleEntry()
-        entry.reserved = [UInt8](repeating: 0, count: 6)
+        entry.header.reserved = [UInt8](repeating: 0, count: 6)
         entry.width = UInt16(width)
         entry.height = UInt16(height)
         let name = Array(compressorName.utf8.prefix(31))
         entry.compressorName = [UInt8(name.count)] + name + [UInt8](repeating: 0, count: 31 - name.count)
         var children = [Box(type: format == "avc1" ? "avcC" : "hvcC", bytes: configuration)]
-        if let colour { children.append(Box(type: "colr", bytes: colour.encoded())) }
+        // Every field holds a value that fits by construction (16-bit sizes, a 32-byte name, nclx
+        // colour fields), so neither encoding can fail.
+        if let colour { children.append(Box(type: "colr", bytes: try! colour.encoded())) }
         children.append(Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1]))
-        return Box(type: format, prefix: entry.encoded(), children: children)
+        return Box(type: format, prefix: try! entry.encoded(), children: children)
     }
 
     /// The track's sample table (sample offsets counted from 0 in the encoded data) and its `trak`.
@@ -92,24 +94,24 @@ public struct EncodedVideoTrack {
         stbl.append(Box(type: "stsd", prefix: stsd.bytes, children: [sampleEntry]))
         var stts = TimeToSampleBox()
         stts.pairs = timeToSample
-        stbl.append(Box(type: "stts", bytes: stts.encoded()))
+        stbl.append(Box(type: "stts", bytes: try stts.encoded()))
         if hasOffsets {
             var ctts = CompositionOffsetBox()
             ctts.header.version = signedOffsets ? 1 : 0
             ctts.pairs = compositionOffsets
-            stbl.append(Box(type: "ctts", bytes: ctts.encoded()))
+            stbl.append(Box(type: "ctts", bytes: try ctts.encoded()))
         }
         if !allSync {
             var stss = SyncSampleBox()
             stss.sampleNumbers = syncNumbers
-            stbl.append(Box(type: "stss", bytes: stss.encoded()))
+            stbl.append(Box(type: "stss", bytes: try stss.encoded()))
         }
-        stbl.append(Box(type: "stsc", bytes: SampleToChunkBox().encoded()))
+        stbl.append(Box(type: "stsc", bytes: try SampleToChunkBox().encoded()))
         var stsz = SampleSizeBox()
         stsz.sampleCount = UInt32(samples.count)
         stsz.sizes = samples.map(\.size)
-        stbl.append(Box(type: "stsz", bytes: stsz.encoded()))
-        stbl.append(Box(type: "stco", bytes: ChunkOffsetBox().encoded()))
+        stbl.append(Box(type: "stsz", bytes: try stsz.encoded()))
+        stbl.append(Box(type: "stco", bytes: try ChunkOffsetBox().encoded()))
 
         // The presented range: what the source's edit list presented, in the new decode-time base.
         let movieScale = UInt64(max(source.movieTimescale, 1)), mediaScale = UInt64(max(source.mediaHeader.timescale, 1))
@@ -147,17 +149,17 @@ public struct EncodedVideoTrack {
     private func rebuild(_ trak: Box, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box]) throws -> Box {
         var trak = trak
         var replacedTable = false
-        trak.modifyChildren { children in
+        try trak.modifyChildren { children in
             children.removeAll { $0.type == "tapt" || $0.type == "edts" }
             for index in children.indices where children[index].type == "tkhd" {
-                children[index] = Box(type: "tkhd", bytes: header.encoded())
+                children[index] = Box(type: "tkhd", bytes: try header.encoded())
             }
             let headerIndex = children.firstIndex { $0.type == "tkhd" } ?? -1
-            children.insert(Box(type: "edts", children: [Box(type: "elst", bytes: edits.encoded())]), at: headerIndex + 1)
+            children.insert(Box(type: "edts", children: [Box(type: "elst", bytes: try edits.encoded())]), at: headerIndex + 1)
             for index in children.indices where children[index].type == "mdia" {
-                children[index].modifyChildren { media in
+                try children[index].modifyChildren { media in
                     for m in media.indices where media[m].type == "mdhd" {
-                        media[m] = Box(type: "mdhd", bytes: mediaHeader.encoded())
+                        media[m] = Box(type: "mdhd", bytes: try mediaHeader.encoded())
                     }
                     for m in media.indices where media[m].type == "minf" {
                         media[m].modifyChildren { info in

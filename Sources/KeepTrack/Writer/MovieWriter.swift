@@ -146,12 +146,12 @@ public struct MovieWriter {
         var moov = moovTemplate
         var inserted = false
         let defragmenting = moov.first("mvex") != nil
-        moov.modifyChildren { children in
+        try moov.modifyChildren { children in
             var result: [Box] = []
             for child in children {
                 // mvex announces fragments; the output has none. Its mvhd describes the tracks written.
                 if defragmenting, child.type == "mvex" { continue }
-                if defragmenting, child.type == "mvhd" { result.append(Self.movieHeader(child, lastingAsLongAs: traks)); continue }
+                if defragmenting, child.type == "mvhd" { result.append(try Self.movieHeader(child, lastingAsLongAs: traks)); continue }
                 if child.type == "trak" {
                     if !inserted { result.append(contentsOf: traks); inserted = true }
                 } else {
@@ -165,9 +165,9 @@ public struct MovieWriter {
     }
 
     /// `mvhd` with the duration of the longest track (a fragmented source's says 0 or covers only moov's samples).
-    static func movieHeader(_ mvhd: Box, lastingAsLongAs traks: [Box]) -> Box {
+    static func movieHeader(_ mvhd: Box, lastingAsLongAs traks: [Box]) throws -> Box {
         let longest = traks.compactMap { $0.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
-        return mvhd.reencoded(MovieHeaderBox.self) { view in
+        return try mvhd.reencoded(MovieHeaderBox.self) { view in
             if longest > UInt64(UInt32.max) { view.header.version = 1 }
             view.duration = longest
         }
@@ -175,22 +175,22 @@ public struct MovieWriter {
 
     func rebuildLayout(of trak: Box, offsets: [UInt64], stsc: [UInt32], large: Bool) throws -> Box {
         var trak = trak
-        let found = trak.modifySampleTable { Self.replaceLayoutBoxes(&$0, offsets: offsets, stsc: stsc, large: large) }
+        let found = try trak.modifySampleTable { try Self.replaceLayoutBoxes(&$0, offsets: offsets, stsc: stsc, large: large) }
         guard found else { throw KeepTrackError.malformed(path: "trak", offset: trak.offset, reason: "track has no mdia/minf/stbl") }
         return trak
     }
 
-    static func replaceLayoutBoxes(_ children: inout [Box], offsets: [UInt64], stsc: [UInt32], large: Bool) {
+    static func replaceLayoutBoxes(_ children: inout [Box], offsets: [UInt64], stsc: [UInt32], large: Bool) throws {
         var stscView = SampleToChunkBox()
         stscView.triples = stsc
-        let stscBox = Box(type: "stsc", bytes: stscView.encoded())
+        let stscBox = Box(type: "stsc", bytes: try stscView.encoded())
         let offsetBox: Box
         if large {
-            offsetBox = Box(type: "co64", bytes: ChunkLargeOffsetBox(offsets: offsets).encoded())
+            offsetBox = Box(type: "co64", bytes: try ChunkLargeOffsetBox(offsets: offsets).encoded())
         } else {
             var view = ChunkOffsetBox()
             view.offsets = offsets.map { UInt32($0) }
-            offsetBox = Box(type: "stco", bytes: view.encoded())
+            offsetBox = Box(type: "stco", bytes: try view.encoded())
         }
         var placedStsc = false
         var placedOffsets = false

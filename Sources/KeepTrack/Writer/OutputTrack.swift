@@ -41,7 +41,13 @@ public struct OutputTrack: Sendable {
             }
         }
         if let timing = track.defragmentedTiming {
-            self.init(trak: track.box, rebuilding: track.sampleTable, timing: timing, groups: groups, data: movie.source, timescale: track.mediaHeader.timescale)
+            do {
+                try self.init(trak: track.box, rebuilding: track.sampleTable, timing: timing, groups: groups, data: movie.source, timescale: track.mediaHeader.timescale)
+            } catch {
+                self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
+                refusal = "its tables cannot be rebuilt from its fragments: \(error)"
+                return
+            }
         } else {
             self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
         }

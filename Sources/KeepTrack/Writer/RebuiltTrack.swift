@@ -17,15 +17,15 @@ extension OutputTrack {
     /// - `groups` (when given) replaces the stbl's `sbgp` of every grouping it has and the `sgpd` of
     ///   every grouping type whose descriptions grew; ``expectedGroups`` is set to it for verification.
     public init(trak: Box, rebuilding table: SampleTable, timing: DefragmentedTiming, groups: SampleGroupMembership? = nil,
-                data: ByteSource, timescale: UInt32) {
+                data: ByteSource, timescale: UInt32) throws {
         var table = table
         table.firstDecodeTime = 0
         var trak = trak
-        Self.rewriteHeaders(&trak, timing: timing)
+        try Self.rewriteHeaders(&trak, timing: timing)
         let descriptions = Self.groupDescriptions(trak)
-        trak.modifySampleTable { children in
-            Self.replaceTableBoxes(&children, table: table)
-            if let groups { Self.replaceGroupBoxes(&children, groups: groups, stblDescriptions: descriptions) }
+        try trak.modifySampleTable { children in
+            try Self.replaceTableBoxes(&children, table: table)
+            if let groups { try Self.replaceGroupBoxes(&children, groups: groups, stblDescriptions: descriptions) }
         }
         self.init(trak: trak, table: table, data: data, timescale: timescale)
         expectedGroups = groups
@@ -41,7 +41,7 @@ extension OutputTrack {
     }
 
     /// The group boxes of `groups` in place of the stbl's (where the first of them was, else at the end).
-    static func replaceGroupBoxes(_ children: inout [Box], groups: SampleGroupMembership, stblDescriptions: [FourCC: Box]) {
+    static func replaceGroupBoxes(_ children: inout [Box], groups: SampleGroupMembership, stblDescriptions: [FourCC: Box]) throws {
         let rebuilt = groups.boxes(stblDescriptions: stblDescriptions)
         let types = Set(groups.descriptions.keys).union(groups.runs.keys.map(\.type))
         var result: [Box] = []
@@ -60,40 +60,40 @@ extension OutputTrack {
     }
 
     /// The per-sample boxes describing `table`, in `stbl` order.
-    static func tableBoxes(_ table: SampleTable) -> [Box] {
+    static func tableBoxes(_ table: SampleTable) throws -> [Box] {
         var boxes: [Box] = []
         var stts = TimeToSampleBox()
         stts.pairs = table.timeToSample
-        boxes.append(Box(type: "stts", bytes: stts.encoded()))
+        boxes.append(Box(type: "stts", bytes: try stts.encoded()))
         if !table.compositionOffsets.isEmpty {
             var ctts = CompositionOffsetBox()
             let negative = stride(from: 1, to: table.compositionOffsets.count, by: 2).contains { Int32(bitPattern: table.compositionOffsets[$0]) < 0 }
             ctts.header.version = table.compositionOffsetsSigned || negative ? 1 : 0
             ctts.pairs = table.compositionOffsets
-            boxes.append(Box(type: "ctts", bytes: ctts.encoded()))
+            boxes.append(Box(type: "ctts", bytes: try ctts.encoded()))
         }
         if let sync = table.syncSamples {
             var stss = SyncSampleBox()
             stss.sampleNumbers = sync
-            boxes.append(Box(type: "stss", bytes: stss.encoded()))
+            boxes.append(Box(type: "stss", bytes: try stss.encoded()))
         }
         if table.dependencies.count == table.sampleCount, table.sampleCount > 0 {
             var sdtp = SampleDependencyBox()
             sdtp.flags = table.dependencies
-            boxes.append(Box(type: "sdtp", bytes: sdtp.encoded()))
+            boxes.append(Box(type: "sdtp", bytes: try sdtp.encoded()))
         }
         var stsz = SampleSizeBox()
         stsz.constantSize = table.sizes.isEmpty ? table.constantSize : 0
         stsz.sampleCount = UInt32(table.sampleCount)
         stsz.sizes = table.sizes
-        boxes.append(Box(type: "stsz", bytes: stsz.encoded()))
+        boxes.append(Box(type: "stsz", bytes: try stsz.encoded()))
         return boxes
     }
 
     /// Replaces the per-sample boxes in place (new ones go where the first old one was, after `stsd`
     /// when there was none); sample groups and everything else stay.
-    static func replaceTableBoxes(_ children: inout [Box], table: SampleTable) {
-        let rebuilt = tableBoxes(table)
+    static func replaceTableBoxes(_ children: inout [Box], table: SampleTable) throws {
+        let rebuilt = try tableBoxes(table)
         var result: [Box] = []
         var placed = false
         for child in children {
@@ -111,19 +111,19 @@ extension OutputTrack {
     }
 
     /// New durations in tkhd and mdhd (bytes past the decoded fields kept) and the new edit list.
-    static func rewriteHeaders(_ trak: inout Box, timing: DefragmentedTiming) {
-        trak.modifyChildren { children in
+    static func rewriteHeaders(_ trak: inout Box, timing: DefragmentedTiming) throws {
+        try trak.modifyChildren { children in
             for index in children.indices {
                 switch children[index].type {
                 case "tkhd":
-                    children[index] = children[index].reencoded(TrackHeaderBox.self) { tkhd in
+                    children[index] = try children[index].reencoded(TrackHeaderBox.self) { tkhd in
                         if timing.trackDuration > UInt64(UInt32.max) { tkhd.header.version = 1 }
                         tkhd.duration = timing.trackDuration
                     }
                 case "mdia":
-                    children[index].modifyChildren { mdia in
+                    try children[index].modifyChildren { mdia in
                         for m in mdia.indices where mdia[m].type == "mdhd" {
-                            mdia[m] = mdia[m].reencoded(MediaHeaderBox.self) { mdhd in
+                            mdia[m] = try mdia[m].reencoded(MediaHeaderBox.self) { mdhd in
                                 if timing.mediaDuration > UInt64(UInt32.max) { mdhd.header.version = 1 }
                                 mdhd.duration = timing.mediaDuration
                             }
@@ -132,11 +132,11 @@ extension OutputTrack {
                 default: break
                 }
             }
-            Self.replaceEdits(&children, edits: timing.edits)
+            try Self.replaceEdits(&children, edits: timing.edits)
         }
     }
 
-    static func replaceEdits(_ children: inout [Box], edits: [EditListBox.Entry]?) {
+    static func replaceEdits(_ children: inout [Box], edits: [EditListBox.Entry]?) throws {
         let existing = children.firstIndex { $0.type == "edts" }
         guard let edits else {
             if let existing { children.remove(at: existing) }
@@ -144,12 +144,12 @@ extension OutputTrack {
         }
         var elst = EditListBox()
         elst.entries = edits
-        let large = edits.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) }
+        let large = edits.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) || $0.mediaTime < Int64(Int32.min) }
         if let existing, let old = children[existing].first("elst"), let view = try? EditListBox(box: old) {
             elst.header = view.header
         }
         if large { elst.header.version = 1 }
-        let elstBox = Box(type: "elst", bytes: elst.encoded())
+        let elstBox = Box(type: "elst", bytes: try elst.encoded())
         if let existing {
             children[existing].modifyChildren { edtsChildren in
                 if let index = edtsChildren.firstIndex(where: { $0.type == "elst" }) { edtsChildren[index] = elstBox } else { edtsChildren.append(elstBox) }
@@ -165,27 +165,27 @@ extension OutputTrack {
 extension Box {
     /// The box with its typed fields changed by `change` and re-encoded; bytes past the decoded
     /// fields stay as they were (a box that does not decode is returned unchanged).
-    func reencoded<V: BoxView>(_ type: V.Type, _ change: (inout V) -> Void) -> Box {
+    func reencoded<V: BoxView>(_ type: V.Type, _ change: (inout V) -> Void) throws -> Box {
         guard var view = try? V(box: self) else { return self }
-        let length = view.encoded().count
+        let length = try view.encoded().count
         change(&view)
         var edited = self
-        edited.content = .bytes(view.encoded() + payload.dropFirst(length))
+        edited.content = .bytes(try view.encoded() + payload.dropFirst(length))
         return edited
     }
 
     /// Edits the children of this trak's `mdia/minf/stbl`; false when it has none.
     @discardableResult
-    mutating func modifySampleTable(_ body: (inout [Box]) -> Void) -> Bool {
+    mutating func modifySampleTable(_ body: (inout [Box]) throws -> Void) rethrows -> Bool {
         var found = false
-        modifyChildren { trakChildren in
+        try modifyChildren { trakChildren in
             for t in trakChildren.indices where trakChildren[t].type == "mdia" {
-                trakChildren[t].modifyChildren { mdiaChildren in
+                try trakChildren[t].modifyChildren { mdiaChildren in
                     for m in mdiaChildren.indices where mdiaChildren[m].type == "minf" {
-                        mdiaChildren[m].modifyChildren { minfChildren in
+                        try mdiaChildren[m].modifyChildren { minfChildren in
                             for s in minfChildren.indices where minfChildren[s].type == "stbl" {
                                 found = true
-                                minfChildren[s].modifyChildren(body)
+                                try minfChildren[s].modifyChildren(body)
                             }
                         }
                     }

@@ -31,31 +31,41 @@ public struct FullBoxHeader: Sendable, Equatable {
 }
 
 extension FieldCoder {
-    /// Codes `count` records whose count was coded separately, checking the bytes exist first.
-    mutating func records<E>(_ name: String, _ value: inout [E], count: Int, recordSize: Int, make: () -> E,
-                             body: (inout Self, inout E) throws -> Void) throws {
-        if isDecoding {
-            guard count >= 0, count <= remaining / max(recordSize, 1) else {
-                throw malformed("\(name) claims \(count) entries of \(recordSize) bytes, only \(remaining) bytes left")
-            }
-            value = (0..<count).map { _ in make() }
-        }
-        for index in value.indices { try body(&self, &value[index]) }
-    }
-
-    /// `records`, of which a dump shows only the first `entryLimit` (indexes, one per fragment or subsegment, run long).
-    mutating func limitedRecords<E>(_ name: String, _ value: inout [E], count: Int, recordSize: Int, make: () -> E,
-                                    body: (inout Self, inout E) throws -> Void) throws {
-        guard !isDecoding, value.count > entryLimit else {
-            return try records(name, &value, count: count, recordSize: recordSize, make: make, body: body)
-        }
-        var shown = Array(value.prefix(entryLimit))
-        try records(name, &shown, count: shown.count, recordSize: recordSize, make: make, body: body)
-    }
-
     /// A 16.16 or 8.8 fixed-point value, or an integer whose width depends on the box version.
     mutating func versioned<T: FixedWidthInteger & UnsignedInteger>(_ name: String, _ value: inout T, version: UInt8) throws {
         try uint(name, &value, bytes: version == 1 ? 8 : 4)
+    }
+
+    /// A 32-bit `entryCount`, then `width` 32-bit values per entry kept flat in `values` (stts and
+    /// ctts runs, stsc triples, stco offsets, stss numbers, ...), so a table of millions of entries
+    /// decodes with one bounds check.
+    mutating func entryTable(_ name: String, _ values: inout [UInt32], width: Int) throws {
+        guard isDecoding || values.count % width == 0 else {
+            throw malformed("\(name) holds \(values.count) values, not whole entries of \(width)")
+        }
+        var count = UInt32(truncatingIfNeeded: values.count / width)
+        if !isDecoding, values.count / width > Int(UInt32.max) { throw malformed("\(name) has more entries than a 32-bit count holds") }
+        try uint("entryCount", &count, bytes: 4)
+        guard !isDecoding || Int(count) <= remaining / (4 * width) else {
+            throw malformed("\(name) claims \(count) entries of \(4 * width) bytes, only \(remaining) bytes left")
+        }
+        try u32Array(name, &values, count: Int(count) * width)
+    }
+}
+
+/// Creation and modification times (seconds since 1904) as mvhd, tkhd and mdhd code them: 32 bits
+/// in version 0, 64 in version 1.
+public struct VersionedTimes: Sendable, Equatable {
+    public var creationTime: UInt64 = 0
+    public var modificationTime: UInt64 = 0
+    public init(creationTime: UInt64 = 0, modificationTime: UInt64 = 0) {
+        self.creationTime = creationTime
+        self.modificationTime = modificationTime
+    }
+
+    public mutating func code<C: FieldCoder>(_ coder: inout C, version: UInt8) throws {
+        try coder.versioned("creationTime", &creationTime, version: version)
+        try coder.versioned("modificationTime", &modificationTime, version: version)
     }
 }
 

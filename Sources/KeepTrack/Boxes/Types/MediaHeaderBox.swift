@@ -2,8 +2,7 @@
 public struct MediaHeaderBox: BoxView {
     public static let types: [FourCC] = ["mdhd"]
     public var header = FullBoxHeader()
-    public var creationTime: UInt64 = 0
-    public var modificationTime: UInt64 = 0
+    public var times = VersionedTimes()
     public var timescale: UInt32 = 0
     public var duration: UInt64 = 0
     /// ISO-639-2/T packed in 5-bit letters, or a Macintosh language code below 0x400.
@@ -16,8 +15,7 @@ public struct MediaHeaderBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        try coder.versioned("creationTime", &creationTime, version: header.version)
-        try coder.versioned("modificationTime", &modificationTime, version: header.version)
+        try times.code(&coder, version: header.version)
         try coder.uint("timescale", &timescale, bytes: 4)
         try coder.versioned("duration", &duration, version: header.version)
         try coder.uint("language", &language, bytes: 2)

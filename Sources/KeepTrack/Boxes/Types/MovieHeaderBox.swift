@@ -2,8 +2,7 @@
 public struct MovieHeaderBox: BoxView {
     public static let types: [FourCC] = ["mvhd"]
     public var header = FullBoxHeader()
-    public var creationTime: UInt64 = 0
-    public var modificationTime: UInt64 = 0
+    public var times = VersionedTimes()
     public var timescale: UInt32 = 600
     public var duration: UInt64 = 0
     public var rate: Int32 = 0x10000
@@ -20,8 +19,7 @@ public struct MovieHeaderBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        try coder.versioned("creationTime", &creationTime, version: header.version)
-        try coder.versioned("modificationTime", &modificationTime, version: header.version)
+        try times.code(&coder, version: header.version)
         try coder.uint("timescale", &timescale, bytes: 4)
         try coder.versioned("duration", &duration, version: header.version)
         try coder.int("rate", &rate, bytes: 4)

@@ -1,11 +1,26 @@
-/// The fixed fields of a video sample entry (`avc1`, `hvc1`, `hev1`, `dvh1`, `ap4h`, ...),
-/// coded from the entry's prefix; configuration boxes (hvcC, colr, dvvC) are its children.
-public struct VisualSampleEntry: FieldCodable {
+/// The fields every audio and video sample entry starts with: ISO SampleEntry's six reserved bytes
+/// and data reference index, then QuickTime's version, revision level and vendor (ISO: reserved).
+public struct SampleEntryHeader: Sendable, Equatable {
     public var reserved: [UInt8] = []
     public var dataReferenceIndex: UInt16 = 1
     public var version: UInt16 = 0
     public var revisionLevel: UInt16 = 0
     public var vendor: UInt32 = 0
+    public init() {}
+
+    public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
+        try coder.bytes("reserved", &reserved, count: 6)
+        try coder.uint("dataReferenceIndex", &dataReferenceIndex, bytes: 2)
+        try coder.uint("version", &version, bytes: 2)
+        try coder.uint("revisionLevel", &revisionLevel, bytes: 2)
+        try coder.uint("vendor", &vendor, bytes: 4)
+    }
+}
+
+/// The fixed fields of a video sample entry (`avc1`, `hvc1`, `hev1`, `dvh1`, `ap4h`, ...),
+/// coded from the entry's prefix; configuration boxes (hvcC, colr, dvvC) are its children.
+public struct VisualSampleEntry: FieldCodable {
+    public var header = SampleEntryHeader()
     public var temporalQuality: UInt32 = 0
     public var spatialQuality: UInt32 = 0
     public var width: UInt16 = 0
@@ -18,14 +33,9 @@ public struct VisualSampleEntry: FieldCodable {
     public var depth: UInt16 = 0x18
     public var colorTableID: Int16 = -1
     public init() {}
-    public static let prefixSize = 78
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
-        try coder.bytes("reserved", &reserved, count: 6)
-        try coder.uint("dataReferenceIndex", &dataReferenceIndex, bytes: 2)
-        try coder.uint("version", &version, bytes: 2)
-        try coder.uint("revisionLevel", &revisionLevel, bytes: 2)
-        try coder.uint("vendor", &vendor, bytes: 4)
+        try header.code(&coder)
         try coder.uint("temporalQuality", &temporalQuality, bytes: 4)
         try coder.uint("spatialQuality", &spatialQuality, bytes: 4)
         try coder.uint("width", &width, bytes: 2)
@@ -44,11 +54,7 @@ public struct VisualSampleEntry: FieldCodable {
 /// version 0, 1 or 2. In version 2 the v0 fields are placeholders (3 channels, rate 1.0 for APAC);
 /// the true rate and channel count are the v2 fields.
 public struct AudioSampleEntry: FieldCodable {
-    public var reserved: [UInt8] = []
-    public var dataReferenceIndex: UInt16 = 1
-    public var version: UInt16 = 0
-    public var revisionLevel: UInt16 = 0
-    public var vendor: UInt32 = 0
+    public var header = SampleEntryHeader()
     public var channelCount: UInt16 = 2
     public var sampleSize: UInt16 = 16
     public var compressionID: Int16 = 0
@@ -71,20 +77,14 @@ public struct AudioSampleEntry: FieldCodable {
     public var constLPCMFramesPerAudioPacket: UInt32 = 0
     public init() {}
 
-    public static func prefixSize(version: UInt16) -> Int {
-        switch version {
-        case 1: 44
-        case 2: 64
-        default: 28
-        }
+    /// QuickTime SoundDescription version: 0 (and ISO), 1 or 2; it decides which fields follow.
+    public var version: UInt16 {
+        get { header.version }
+        set { header.version = newValue }
     }
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
-        try coder.bytes("reserved", &reserved, count: 6)
-        try coder.uint("dataReferenceIndex", &dataReferenceIndex, bytes: 2)
-        try coder.uint("version", &version, bytes: 2)
-        try coder.uint("revisionLevel", &revisionLevel, bytes: 2)
-        try coder.uint("vendor", &vendor, bytes: 4)
+        try header.code(&coder)
         try coder.uint("channelCount", &channelCount, bytes: 2)
         try coder.uint("sampleSize", &sampleSize, bytes: 2)
         try coder.int("compressionID", &compressionID, bytes: 2)

@@ -32,12 +32,7 @@ public struct SampleToGroupBox: BoxView {
         try header.code(&coder)
         try coder.fourCC("groupingType", &groupingType)
         if header.version == 1 { try coder.uint("groupingTypeParameter", &groupingTypeParameter, bytes: 4) }
-        var count = UInt32(pairs.count / 2)
-        try coder.uint("entryCount", &count, bytes: 4)
-        guard Int(count) <= coder.remaining / 8 else {
-            throw coder.malformed("claims \(count) entries, only \(coder.remaining) bytes left")
-        }
-        try coder.u32Array("sampleCount,groupDescriptionIndex", &pairs, count: Int(count) * 2)
+        try coder.entryTable("sampleCount,groupDescriptionIndex", &pairs, width: 2)
     }
 
     public var totalSamples: UInt64 {

@@ -9,9 +9,7 @@ public struct TimeToSampleBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        var count = UInt32(pairs.count / 2)
-        try coder.uint("entryCount", &count, bytes: 4)
-        try coder.u32Array("countDeltaPairs", &pairs, count: Int(count) * 2)
+        try coder.entryTable("countDeltaPairs", &pairs, width: 2)
     }
 }
 
@@ -24,9 +22,7 @@ public struct CompositionOffsetBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        var count = UInt32(pairs.count / 2)
-        try coder.uint("entryCount", &count, bytes: 4)
-        try coder.u32Array("countOffsetPairs", &pairs, count: Int(count) * 2)
+        try coder.entryTable("countOffsetPairs", &pairs, width: 2)
     }
 }
 
@@ -40,7 +36,7 @@ public struct CompositionShiftBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        if values.count != 5 { values = [0, 0, 0, 0, 0] }
+        guard values.count == 5 else { throw coder.malformed("cslg has \(values.count) values, not 5") }
         for index in 0..<5 { try coder.int(Self.names[index], &values[index], bytes: header.version == 1 ? 8 : 4) }
     }
 }
@@ -54,7 +50,7 @@ public struct SyncSampleBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        try coder.u32List("sampleNumbers", &sampleNumbers, countBytes: 4)
+        try coder.entryTable("sampleNumbers", &sampleNumbers, width: 1)
     }
 }
 
@@ -80,12 +76,7 @@ public struct SampleToChunkBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        var count = UInt32(triples.count / 3)
-        try coder.uint("entryCount", &count, bytes: 4)
-        guard Int(count) <= coder.remaining / 12 else {
-            throw coder.malformed("claims \(count) entries, only \(coder.remaining) bytes left")
-        }
-        try coder.u32Array("firstChunk,samplesPerChunk,descriptionIndex", &triples, count: Int(count) * 3)
+        try coder.entryTable("firstChunk,samplesPerChunk,descriptionIndex", &triples, width: 3)
     }
 }
 
@@ -127,6 +118,9 @@ public struct CompactSampleSizeBox: BoxView {
         guard !coder.isDecoding || byteCount <= coder.remaining else {
             throw coder.malformed("claims \(sampleCount) samples, only \(coder.remaining) bytes left")
         }
+        guard coder.isDecoding || packed.count == byteCount else {
+            throw coder.malformed("stz2 holds \(packed.count) bytes of sizes, \(sampleCount) samples of \(fieldSize) bits need \(byteCount)")
+        }
         try coder.bytes("entrySizes", &packed, count: byteCount)
     }
 
@@ -149,7 +143,7 @@ public struct ChunkOffsetBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        try coder.u32List("chunkOffsets", &offsets, countBytes: 4)
+        try coder.entryTable("chunkOffsets", &offsets, width: 1)
     }
 }
 
@@ -165,12 +159,7 @@ public struct ChunkLargeOffsetBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        var count = UInt32(halves.count / 2)
-        try coder.uint("entryCount", &count, bytes: 4)
-        guard Int(count) <= coder.remaining / 8 else {
-            throw coder.malformed("claims \(count) offsets, only \(coder.remaining) bytes left")
-        }
-        try coder.u32Array("chunkOffsetHalves", &halves, count: Int(count) * 2)
+        try coder.entryTable("chunkOffsetHalves", &halves, width: 2)
     }
 
     public var offsets: [UInt64] {

@@ -31,7 +31,7 @@ public struct SegmentIndexBox: BoxView {
         try coder.uint("reserved", &reserved, bytes: 2)
         var count = UInt16(truncatingIfNeeded: references.count)
         try coder.uint("referenceCount", &count, bytes: 2)
-        try coder.limitedRecords("references", &references, count: Int(count), recordSize: 12, make: Reference.init) { c, reference in
+        try coder.records("references", &references, count: Int(count), recordSize: 12, make: Reference.init) { c, reference in
             try c.uint("typeAndSize", &reference.typeAndSize, bytes: 4)
             try c.uint("subsegmentDuration", &reference.subsegmentDuration, bytes: 4)
             try c.uint("sap", &reference.sap, bytes: 4)

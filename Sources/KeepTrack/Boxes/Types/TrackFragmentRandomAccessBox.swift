@@ -25,7 +25,7 @@ public struct TrackFragmentRandomAccessBox: BoxView {
         try coder.uint("entryCount", &count, bytes: 4)
         let timeWidth = header.version == 1 ? 8 : 4
         let traf = Int(lengthSizes >> 4 & 3) + 1, trun = Int(lengthSizes >> 2 & 3) + 1, sample = Int(lengthSizes & 3) + 1
-        try coder.limitedRecords("entries", &entries, count: Int(count), recordSize: timeWidth * 2 + traf + trun + sample, make: Entry.init) { c, entry in
+        try coder.records("entries", &entries, count: Int(count), recordSize: timeWidth * 2 + traf + trun + sample, make: Entry.init) { c, entry in
             try c.uint("time", &entry.time, bytes: timeWidth)
             try c.uint("moofOffset", &entry.moofOffset, bytes: timeWidth)
             try c.uint("trafNumber", &entry.trafNumber, bytes: traf)

@@ -8,8 +8,7 @@ public struct TrackHeaderBox: BoxView {
     public static let flagsPayloadRange = 1..<4
 
     public var header = FullBoxHeader(version: 0, flags: 0x7)
-    public var creationTime: UInt64 = 0
-    public var modificationTime: UInt64 = 0
+    public var times = VersionedTimes()
     public var trackID: UInt32 = 0
     public var reserved1: UInt32 = 0
     public var duration: UInt64 = 0
@@ -34,8 +33,7 @@ public struct TrackHeaderBox: BoxView {
 
     public mutating func code<C: FieldCoder>(_ coder: inout C) throws {
         try header.code(&coder)
-        try coder.versioned("creationTime", &creationTime, version: header.version)
-        try coder.versioned("modificationTime", &modificationTime, version: header.version)
+        try times.code(&coder, version: header.version)
         try coder.uint("trackID", &trackID, bytes: 4)
         try coder.uint("reserved1", &reserved1, bytes: 4)
         try coder.versioned("duration", &duration, version: header.version)

@@ -39,24 +39,18 @@ public struct TrackRunBox: BoxView {
         if flags & Self.firstSampleFlagsPresent != 0 { try coder.uint("firstSampleFlags", &firstSampleFlagsValue, bytes: 4) }
         let recordSize = self.recordSize
         guard recordSize > 0 else { entries = []; return }
-        if coder.isDecoding {
-            guard Int(sampleCount) <= coder.remaining / recordSize else {
-                throw coder.malformed("claims \(sampleCount) samples of \(recordSize) bytes, only \(coder.remaining) bytes left")
-            }
-            entries = Array(repeating: Entry(), count: Int(sampleCount))
-        }
         let signed = header.version >= 1
-        for index in entries.indices.prefix(coder.entryLimit) {
-            if flags & Self.sampleDurationPresent != 0 { try coder.uint("sampleDuration", &entries[index].duration, bytes: 4) }
-            if flags & Self.sampleSizePresent != 0 { try coder.uint("sampleSize", &entries[index].size, bytes: 4) }
-            if flags & Self.sampleFlagsPresent != 0 { try coder.uint("sampleFlags", &entries[index].flags, bytes: 4) }
+        try coder.records("samples", &entries, count: Int(sampleCount), recordSize: recordSize, make: Entry.init) { c, entry in
+            if flags & Self.sampleDurationPresent != 0 { try c.uint("sampleDuration", &entry.duration, bytes: 4) }
+            if flags & Self.sampleSizePresent != 0 { try c.uint("sampleSize", &entry.size, bytes: 4) }
+            if flags & Self.sampleFlagsPresent != 0 { try c.uint("sampleFlags", &entry.flags, bytes: 4) }
             if flags & Self.sampleCompositionOffsetPresent != 0 {
                 if signed {
-                    var value = Int32(bitPattern: entries[index].compositionOffsetBits)
-                    try coder.int("sampleCompositionOffset", &value, bytes: 4)
-                    entries[index].compositionOffsetBits = UInt32(bitPattern: value)
+                    var value = Int32(bitPattern: entry.compositionOffsetBits)
+                    try c.int("sampleCompositionOffset", &value, bytes: 4)
+                    entry.compositionOffsetBits = UInt32(bitPattern: value)
                 } else {
-                    try coder.uint("sampleCompositionOffset", &entries[index].compositionOffsetBits, bytes: 4)
+                    try c.uint("sampleCompositionOffset", &entry.compositionOffsetBits, bytes: 4)
                 }
             }
         }
