@@ -34,7 +34,7 @@ extension FieldCoder {
                                     body: (inout Self, inout E) throws -> Void) throws {
         if isDecoding {
             guard count >= 0, count <= remaining / max(recordSize, 1) else {
-                throw malformed("\(name) claims \(count) entries of \(recordSize) bytes, only \(remaining) bytes left")
+                throw malformed("claims \(count) \(name) of \(recordSize) bytes, only \(remaining) bytes left")
             }
             value = (0..<count).map { _ in make() }
         } else if value.count != count {

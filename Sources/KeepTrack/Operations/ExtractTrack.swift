@@ -42,7 +42,12 @@ public enum ExtractTrack {
         var writer = edit.writer(options: options)
         writer.fileType = Box(type: "ftyp", bytes: try fileType.encoded())
         var mvhd = movie.header
-        mvhd.duration = track.header.duration
+        if track.header.durationIsUnknown {
+            mvhd.duration = mvhd.header.version == 1 ? UInt64.max : UInt64(UInt32.max) // "unknown" in mvhd's own width
+        } else {
+            mvhd.duration = track.header.duration
+            if mvhd.duration > UInt64(UInt32.max) { mvhd.header.version = 1 }
+        }
         let header = try mvhd.encoded()
         var moov = movie.moov
         moov.modifyChildren { children in

@@ -1,6 +1,6 @@
 /// A typed view over one kind of leaf box (or a container's prefix fields). Each conforming type
 /// lives in its own file and declares its fields once in `code(_:)`.
-public protocol BoxView: FieldCodable {
+public protocol BoxView: FieldCodable, Equatable {
     /// The box types this view reads (`stco` and `co64` are different views; `tref` children share one).
     static var types: [FourCC] { get }
 }

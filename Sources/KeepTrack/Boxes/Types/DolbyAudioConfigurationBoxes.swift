@@ -73,7 +73,7 @@ public struct EAC3SpecificBox: BoxView, DumpAnnotated, AudioCodecConfiguration {
     public var rest: [UInt8] = []
     public init() {}
 
-    public struct Substream: FieldCodable {
+    public struct Substream: FieldCodable, Equatable {
         /// fscod (2), bsid (5), reserved (1), asvc (1), bsmod (3), acmod (3), lfeon (1), reserved (3),
         /// num_dep_sub (4), then the top bit of chan_loc (or a reserved bit when there are none).
         public var packed: UInt32 = 0
@@ -113,7 +113,7 @@ public struct EAC3SpecificBox: BoxView, DumpAnnotated, AudioCodecConfiguration {
     public var annotationLines: [String] {
         var lines = ["data_rate: \(dataRate) kbit/s", "independent substreams: \(independentSubstreamCount)"]
         for (index, substream) in substreams.enumerated() {
-            lines.append("substream \(index): fscod \(substream.fscod), bsid \(substream.bsid), acmod \(substream.acmod) (\(AC3Fields.acmodNames[substream.acmod])), "
+            lines.append("substream \(index + 1): fscod \(substream.fscod), bsid \(substream.bsid), acmod \(substream.acmod) (\(AC3Fields.acmodNames[substream.acmod])), "
                 + "lfeon \(substream.lfeon ? 1 : 0), dependent substreams \(substream.numDependentSubstreams), chan_loc 0x\(String(substream.chanLoc, radix: 16)), channels \(substream.channels)")
         }
         lines.append("channels: \(channels.map(String.init) ?? "unknown")")

@@ -19,7 +19,7 @@ public struct SampleEntryHeader: Sendable, Equatable {
 
 /// The fixed fields of a video sample entry (`avc1`, `hvc1`, `hev1`, `dvh1`, `ap4h`, ...),
 /// coded from the entry's prefix; configuration boxes (hvcC, colr, dvvC) are its children.
-public struct VisualSampleEntry: FieldCodable {
+public struct VisualSampleEntry: FieldCodable, Equatable {
     public var header = SampleEntryHeader()
     public var temporalQuality: UInt32 = 0
     public var spatialQuality: UInt32 = 0
@@ -53,7 +53,7 @@ public struct VisualSampleEntry: FieldCodable {
 /// The fixed fields of an audio sample entry: ISO AudioSampleEntry, or QuickTime SoundDescription
 /// version 0, 1 or 2. In version 2 the v0 fields are placeholders (3 channels, rate 1.0 for APAC);
 /// the true rate and channel count are the v2 fields.
-public struct AudioSampleEntry: FieldCodable {
+public struct AudioSampleEntry: FieldCodable, Equatable {
     public var header = SampleEntryHeader()
     public var channelCount: UInt16 = 2
     public var sampleSize: UInt16 = 16

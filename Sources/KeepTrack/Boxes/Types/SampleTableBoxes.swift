@@ -112,8 +112,8 @@ public struct CompactSampleSizeBox: BoxView {
         try header.code(&coder)
         try coder.bytes("reserved", &reserved, count: 3)
         try coder.uint("fieldSize", &fieldSize, bytes: 1)
-        try coder.uint("sampleCount", &sampleCount, bytes: 4)
         guard [4, 8, 16].contains(fieldSize) else { throw coder.malformed("stz2 field size \(fieldSize) is not 4, 8 or 16") }
+        try coder.uint("sampleCount", &sampleCount, bytes: 4)
         let byteCount = (Int(sampleCount) * Int(fieldSize) + 7) / 8
         guard !coder.isDecoding || byteCount <= coder.remaining else {
             throw coder.malformed("claims \(sampleCount) samples, only \(coder.remaining) bytes left")

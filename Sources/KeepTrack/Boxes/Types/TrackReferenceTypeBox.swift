@@ -1,7 +1,8 @@
 /// A child of `tref` (`fall`, `cdsc`, `chap`, ...): the ids of the tracks this one refers to.
 public struct TrackReferenceTypeBox: BoxView {
-    /// Any type may appear under `tref`; the registry matches this view by parent instead.
-    public static let types: [FourCC] = ["fall", "folw", "cdsc", "cdep", "rndr", "chap", "tmcd", "hint", "sync", "vdep", "subt", "font", "forc", "auxl", "sbtl", "vplx", "mpod", "ipir", "scpt", "ssrc"]
+    /// Any type may appear under `tref` (`fall`, `cdsc`, `chap`, `vdep`, ...): the registry picks
+    /// this view by parent, never by type, so a `tmcd` or `sync` box elsewhere is not read as one.
+    public static let types: [FourCC] = []
     public var trackIDs: [UInt32] = []
     public init() {}
     public init(trackIDs: [UInt32]) { self.trackIDs = trackIDs }
