@@ -116,8 +116,15 @@ public enum KeepTrackCommandLine {
 extension KeepTrackError {
     /// The library's message with the command line's way out, where there is one.
     var commandLineDescription: String {
-        if case .outputExists = self { return description + "; use --force to replace it" }
-        return description
+        switch self {
+        case .outputExists: return description + "; use --force to replace it"
+        case .refused(let refusal):
+            switch refusal.kind {
+            case .wouldLeaveSilence: return description + " (use --allow-silence to remove it anyway)"
+            case .needsRewrite: return description + "; --in-place only patches flags: give an output file instead"
+            }
+        default: return description
+        }
     }
 }
 

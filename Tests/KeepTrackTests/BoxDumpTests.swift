@@ -94,7 +94,7 @@ final class BoxDumpTests: XCTestCase {
         XCTAssertEqual(top.code, 0, top.error)
         let boxLines = top.out.split(separator: "\n").filter { !$0.hasPrefix(" ") }
         XCTAssertEqual(boxLines.map { String($0.prefix(4)) }, try BoxParser.parseFile(FileByteSource(path: path)).map(\.type.description))
-        XCTAssertTrue(top.out.contains("child boxes below --depth 1"))
+        XCTAssertTrue(top.out.contains("child boxes below depth 1"))
         let short = runCLI(["dump", path])
         let full = runCLI(["dump", path, "--all-entries"])
         XCTAssertTrue(short.out.contains("…"))

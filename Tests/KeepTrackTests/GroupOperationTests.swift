@@ -118,6 +118,14 @@ final class GroupOperationTests: XCTestCase {
         XCTAssertEqual(result.code, 65)
         XCTAssertTrue(result.error.contains("--in-place only patches flags"), result.error)
         XCTAssertEqual(try fileBytes(path), before)
+        // The library says why without naming command-line options; the CLI added the hint above.
+        let movie = try Movie.open(path: path)
+        XCTAssertThrowsError(try GroupFix.applyInPlace(GroupFix.plan(movie), to: movie, path: path)) { error in
+            guard case KeepTrackError.refused(let refusal) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(refusal.kind, .needsRewrite)
+            XCTAssertFalse("\(error)".contains("--"), "\(error)")
+            XCTAssertEqual((error as? KeepTrackError)?.exitCode, 65)
+        }
     }
 
     func testFixWithoutOutputOnlyReports() throws {
@@ -169,6 +177,12 @@ final class GroupOperationTests: XCTestCase {
         let refused = runCLI(["strip-spatial", source, folder.path("out.mov")])
         XCTAssertEqual(refused.code, 65)
         XCTAssertTrue(refused.error.contains("no stereo fallback"), refused.error)
+        XCTAssertTrue(refused.error.contains("use --allow-silence"), refused.error)
+        XCTAssertThrowsError(try StripSpatial.edit(Movie.open(path: source), allowSilence: false)) { error in
+            guard case KeepTrackError.refused(let refusal) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(refusal.kind, .wouldLeaveSilence)
+            XCTAssertFalse("\(error)".contains("--"), "library messages name no command-line option: \(error)")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("out.mov")))
         let allowed = runCLI(["strip-spatial", "--allow-silence", source, folder.path("out.mov")])
         XCTAssertEqual(allowed.code, 0, allowed.error)

@@ -2,14 +2,17 @@
 /// and the movie-level metadata.
 public struct Movie: Sendable {
     public let source: ByteSource
-    public var boxes: [Box]
+    /// The top-level boxes as read (set only here, so `moov` is always among them).
+    public internal(set) var boxes: [Box]
+    /// Where `moov` is in `boxes`.
+    let moovIndex: Int
     public let fileType: FileTypeBox?
     /// The movie header; when the file has none (or its time scale is 0), one with the fallback
     /// time scale (see `tolerated`).
     public private(set) var header: MovieHeaderBox
-    public var tracks: [Track]
+    public internal(set) var tracks: [Track]
     /// Movie-level QuickTime metadata (`moov/meta` keys and values), in file order.
-    public let metadata: [(key: String, value: String)]
+    public let metadata: [MetadataItem]
     /// What the file gets wrong that players accept and this reader accepts too; `lint` reports each.
     public private(set) var tolerated: [Tolerance] = []
 
@@ -49,10 +52,12 @@ public struct Movie: Sendable {
         self.source = source
         boxes = try BoxParser.parseFile(source)
         fileType = try boxes.first { $0.type == "ftyp" }.map { try FileTypeBox(box: $0) }
-        guard let moov = boxes.first(where: { $0.type == "moov" }) else {
+        guard let moovIndex = boxes.firstIndex(where: { $0.type == "moov" }) else {
             let types = boxes.prefix(8).map(\.type.description).joined(separator: ", ")
             throw KeepTrackError.malformed(path: "", offset: 0, reason: "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))")
         }
+        self.moovIndex = moovIndex
+        let moov = boxes[moovIndex]
         if let cmov = moov.first("cmov") {
             throw KeepTrackError.malformed(path: "moov/cmov", offset: cmov.offset,
                 reason: "compressed movie header (cmov) is not supported: the movie's boxes are compressed inside it (decompress it first, e.g. by saving a copy with a QuickTime-compatible tool)")
@@ -181,7 +186,7 @@ public struct Movie: Sendable {
         }
     }
 
-    public var moov: Box { boxes.first { $0.type == "moov" }! }
+    public var moov: Box { boxes[moovIndex] }
 
     /// QuickTime (`qt  ` brand, or no ftyp at all) or ISO/MP4.
     public var isQuickTime: Bool {
@@ -208,9 +213,9 @@ public struct Movie: Sendable {
     public func track(id: UInt32) -> Track? { tracks.first { $0.id == id } }
 
     /// Tracks grouped by non-zero alternate group, in group order.
-    public var alternateGroups: [(id: UInt16, tracks: [Track])] {
+    public var alternateGroups: [AlternateGroup] {
         let ids = Set(tracks.map(\.alternateGroup)).filter { $0 != 0 }.sorted()
-        return ids.map { id in (id, tracks.filter { $0.alternateGroup == id }) }
+        return ids.map { id in AlternateGroup(id: id, tracks: tracks.filter { $0.alternateGroup == id }) }
     }
 
     /// Incoming references: for track `id`, which tracks name it and how ("fallback for 3").
@@ -221,17 +226,30 @@ public struct Movie: Sendable {
     }
 
     /// Reads `meta` (handler `mdta`): `keys` gives names, each `ilst` item is keyed by 1-based key index.
-    static func readMetadata(_ meta: Box?) -> [(key: String, value: String)] {
+    static func readMetadata(_ meta: Box?) -> [MetadataItem] {
         guard let meta, let keysBox = meta.first("keys"), let keys = try? MetadataKeysBox(box: keysBox), let ilst = meta.first("ilst") else { return [] }
-        var result: [(String, String)] = []
+        var result: [MetadataItem] = []
         for item in ilst.children {
             let index = Int(item.type.rawValue)
             guard index >= 1, index <= keys.keys.count else { continue }
             var name = keys.keys[index - 1].text
             if name.hasPrefix("com.apple.quicktime.") { name.removeFirst("com.apple.quicktime.".count) }
             guard let dataBox = item.first("data"), let data = try? MetadataDataBox(box: dataBox) else { continue }
-            result.append((name, data.displayValue))
+            result.append(MetadataItem(key: name, value: data.displayValue))
         }
         return result
     }
+}
+
+/// One QuickTime metadata value (`meta/keys` + `ilst`), its key without `com.apple.quicktime.`.
+public struct MetadataItem: Sendable, Equatable {
+    public var key: String
+    public var value: String
+    public init(key: String, value: String) { self.key = key; self.value = value }
+}
+
+/// The tracks sharing one non-zero alternate group (players present one of them).
+public struct AlternateGroup: Sendable {
+    public var id: UInt16
+    public var tracks: [Track]
 }

@@ -43,16 +43,16 @@ public struct VideoInfo: Sendable, Equatable {
 
 /// One `trak` with its headers decoded. The box itself stays as read; the writer copies it.
 public struct Track: Sendable {
-    public var box: Box
+    public internal(set) var box: Box
     /// Box path for messages, e.g. `moov/trak[3]`.
     public let path: String
-    public var header: TrackHeaderBox
+    public internal(set) var header: TrackHeaderBox
     public let mediaHeader: MediaHeaderBox
     public let handler: HandlerBox
     public let editList: EditListBox?
     public let extendedLanguage: ExtendedLanguageBox?
     /// Outgoing references: `fall` → [2] for the spatial track.
-    public var references: [(type: FourCC, trackIDs: [UInt32])]
+    public internal(set) var references: [TrackReference]
     public let sampleEntries: [Box]
     /// Every sample of the track: the `stbl` samples, then those of every fragment in file order.
     public internal(set) var sampleTable: SampleTable
@@ -81,9 +81,9 @@ public struct Track: Sendable {
         handler = try HandlerBox(box: need(mdia.first("hdlr"), "mdia/hdlr"), path: path + "/mdia/hdlr")
         editList = try box.find(["edts", "elst"]).map { try EditListBox(box: $0, path: path + "/edts/elst") }
         extendedLanguage = try mdia.first("elng").map { try ExtendedLanguageBox(box: $0, path: path + "/mdia/elng") }
-        var references: [(FourCC, [UInt32])] = []
+        var references: [TrackReference] = []
         for child in box.first("tref")?.children ?? [] {
-            references.append((child.type, try TrackReferenceTypeBox(box: child, path: path + "/tref/\(child.type)").trackIDs))
+            references.append(TrackReference(type: child.type, trackIDs: try TrackReferenceTypeBox(box: child, path: path + "/tref/\(child.type)").trackIDs))
         }
         self.references = references
         let stbl = try need(mdia.find(["minf", "stbl"]), "mdia/minf/stbl")
@@ -290,7 +290,7 @@ public struct Track: Sendable {
     }
 
     /// Track-level QuickTime metadata (`trak/meta`: lens model, focal length, ...).
-    public var metadata: [(key: String, value: String)] { Movie.readMetadata(box.first("meta")) }
+    public var metadata: [MetadataItem] { Movie.readMetadata(box.first("meta")) }
 
     public var video: VideoInfo? {
         guard kind == .video, let entry = visualEntry else { return nil }
@@ -306,4 +306,11 @@ public struct Track: Sendable {
                          rotation: rotation, frameRate: frameRate, hdr: configuration(ColourInformationBox.self, "colr")?.hdrTransfer,
                          dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level)
     }
+}
+
+/// One `tref` child: its type (`fall`, `cdsc`, `chap`, ...) and the tracks it names.
+public struct TrackReference: Sendable, Equatable {
+    public var type: FourCC
+    public var trackIDs: [UInt32]
+    public init(type: FourCC, trackIDs: [UInt32]) { self.type = type; self.trackIDs = trackIDs }
 }

@@ -89,7 +89,8 @@ public enum GroupFix {
     public static func applyInPlace(_ plan: Plan, to movie: Movie, path: String, pauseBetweenPatches: UInt32 = 0) throws -> [String] {
         if plan.needsRewrite {
             let missing = plan.missingReferenceTargets.sorted().map(String.init).joined(separator: ", ")
-            throw KeepTrackError.unsupported("\(path): removing references to missing track \(missing) changes box sizes; --in-place only patches flags (write a new file instead)")
+            throw KeepTrackError.refused(.init(.needsRewrite,
+                "\(path): removing references to missing track \(missing) changes box sizes; patching in place only changes flags (write a new file instead)"))
         }
         let patches = inPlacePatches(plan, for: movie)
         try write(patches, to: path, pauseBetweenPatches: pauseBetweenPatches)

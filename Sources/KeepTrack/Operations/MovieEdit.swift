@@ -49,12 +49,12 @@ public struct MovieEdit: Sendable {
         for index in tracks.indices {
             let track = tracks[index]
             var removed: [String] = []
-            var references: [(type: FourCC, trackIDs: [UInt32])] = []
+            var references: [TrackReference] = []
             for reference in track.references {
                 let kept = reference.trackIDs.filter { !ids.contains($0) }
                 let gone = reference.trackIDs.filter { ids.contains($0) }
                 if !gone.isEmpty { removed.append("tref/\(reference.type) → \(gone.map(String.init).joined(separator: ", "))") }
-                if !kept.isEmpty { references.append((reference.type, kept)) }
+                if !kept.isEmpty { references.append(TrackReference(type: reference.type, trackIDs: kept)) }
             }
             guard !removed.isEmpty else { continue }
             try tracks[index].box.modifyChildren { children in

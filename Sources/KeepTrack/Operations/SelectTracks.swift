@@ -39,7 +39,7 @@ public enum SelectTracks {
             kept.append(chosen.id)
             dropped.formUnion(group.tracks.map(\.id).filter { $0 != chosen.id })
         }
-        if !dropped.isEmpty { try edit.removeTracks(dropped, reason: "not selected (--prefer \(prefer.rawValue))") }
+        if !dropped.isEmpty { try edit.removeTracks(dropped, reason: "not selected (preferring \(prefer.rawValue))") }
         for id in kept {
             try edit.setEnabled(id, true)
             try edit.setAlternateGroup(id, 0)

@@ -1,8 +1,8 @@
 /// `strip-spatial`: removes spatial audio tracks (by format and `fall` relations, never position),
 /// leaving their stereo fallback enabled — for tools that choke on APAC.
 public enum StripSpatial {
-    /// The edit, or nil when the movie has no spatial track. Throws `unsupported` (65) for a
-    /// spatial track without an existing non-spatial fallback unless `allowSilence`.
+    /// The edit, or nil when the movie has no spatial track. Throws `refused(.wouldLeaveSilence)` (65)
+    /// for a spatial track without an existing non-spatial fallback unless `allowSilence`.
     public static func edit(_ movie: Movie, allowSilence: Bool) throws -> MovieEdit? {
         let spatial = movie.tracks.filter(\.isSpatialAudio)
         guard !spatial.isEmpty else { return nil }
@@ -11,7 +11,8 @@ public enum StripSpatial {
         for track in spatial {
             let fallbacks = track.referencedIDs("fall").compactMap { movie.track(id: $0) }.filter { !$0.isSpatialAudio }
             if fallbacks.isEmpty && !allowSilence {
-                throw KeepTrackError.unsupported("spatial track \(track.id) (\(track.format?.description ?? "?")) has no stereo fallback; removing it would leave no audio in its place (use --allow-silence to remove it anyway)")
+                throw KeepTrackError.refused(.init(.wouldLeaveSilence,
+                    "spatial track \(track.id) (\(track.format?.description ?? "?")) has no stereo fallback; removing it would leave no audio in its place"))
             }
             fallbackIDs += fallbacks.map(\.id)
         }

@@ -59,7 +59,7 @@ public struct BoxDump: Sendable {
         }
         guard box.isContainer else { return }
         if let maximumDepth = options.maximumDepth, depth + 1 >= maximumDepth {
-            if !box.children.isEmpty { lines.append(indent + "  … \(box.children.count) child boxes below --depth \(maximumDepth)") }
+            if !box.children.isEmpty { lines.append(indent + "  … \(box.children.count) child boxes below depth \(maximumDepth)") }
             return
         }
         var locationItems = locationItems

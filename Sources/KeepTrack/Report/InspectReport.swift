@@ -175,7 +175,7 @@ public struct InspectReport: Sendable {
         return parts.joined(separator: ", ")
     }
 
-    func groupLines(_ group: (id: UInt16, tracks: [Track])) -> [String] {
+    func groupLines(_ group: AlternateGroup) -> [String] {
         let enabled = group.tracks.filter(\.isEnabled)
         let describe = { (track: Track) in "track \(track.id) (\(track.format?.description ?? "?")\(track.audio?.spatial == true ? ", spatial" : ""))" }
         var lines = ["Alternate group \(group.id): " + group.tracks.map(describe).joined(separator: " / ")]

@@ -16,11 +16,26 @@ public enum KeepTrackError: Error, Equatable, CustomStringConvertible, Sendable 
     case outputExists(String)
     /// A read or write failed underway (EX_IOERR 74).
     case io(String)
+    /// Valid input an operation declines unless the caller asks for it differently (EX_DATAERR 65):
+    /// the library says what and why; the command line adds the option that asks (`--allow-silence`).
+    case refused(Refusal)
+
+    public struct Refusal: Equatable, Sendable {
+        public enum Kind: String, Sendable {
+            /// Removing a spatial track without a fallback would leave no audio (StripSpatial's `allowSilence`).
+            case wouldLeaveSilence
+            /// Patching in place only changes flag bytes; this change needs the file rewritten.
+            case needsRewrite
+        }
+        public var kind: Kind
+        public var message: String
+        public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
+    }
 
     public var exitCode: Int32 {
         switch self {
         case .usage: 64
-        case .malformed, .unsupported: 65
+        case .malformed, .unsupported, .refused: 65
         case .missingInput: 66
         case .cannotCreate, .outputExists: 73
         case .io: 74
@@ -36,6 +51,7 @@ public enum KeepTrackError: Error, Equatable, CustomStringConvertible, Sendable 
         case .cannotCreate(let message): message
         case .outputExists(let path): "\(path) already exists"
         case .io(let message): "I/O error: \(message)"
+        case .refused(let refusal): "unsupported: \(refusal.message)"
         }
     }
 }
