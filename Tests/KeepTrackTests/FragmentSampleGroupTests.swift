@@ -23,7 +23,7 @@ final class FragmentSampleGroupTests: XCTestCase {
     /// `source` with `stbl` boxes appended to the first track's stbl, `traf(i)` appended to the i-th
     /// traf (their data offsets moved by what the moof grew) and `topLevel` after moov.
     static func withBoxes(_ source: String, to output: String, stbl: [Box] = [], topLevel: [Box] = [],
-                          traf: (Int) -> [Box]) throws {
+                          traf: (Int) throws -> [Box]) throws {
         let movie = try Movie.open(path: source)
         let bytes = [UInt8](try fileBytes(source))
         var out: [UInt8] = []
@@ -41,17 +41,17 @@ final class FragmentSampleGroupTests: XCTestCase {
                 out += try moov.serialized()
                 for extra in topLevel { out += try extra.serialized() }
             case "moof":
-                let added = traf(moofIndex)
+                let added = try traf(moofIndex)
                 moofIndex += 1
                 let growth = try added.reduce(0) { $0 + (try $1.serialized()).count }
                 var moof = box
-                moof.modifyChildren { children in
+                try moof.modifyChildren { children in
                     for index in children.indices where children[index].type == "traf" {
-                        children[index].modifyChildren { trafChildren in
+                        try children[index].modifyChildren { trafChildren in
                             for t in trafChildren.indices where trafChildren[t].type == "trun" {
                                 var run = try! TrackRunBox(box: trafChildren[t])
                                 run.dataOffsetValue += Int32(growth)
-                                trafChildren[t] = Box(type: "trun", bytes: run.encoded())
+                                trafChildren[t] = Box(type: "trun", bytes: try run.encoded())
                             }
                             trafChildren += added
                         }
@@ -65,7 +65,7 @@ final class FragmentSampleGroupTests: XCTestCase {
         try Data(out).write(to: URL(fileURLWithPath: output))
     }
 
-    static func sgpd(_ type: FourCC, version: UInt8 = 1, defaultLength: UInt32? = nil, entries: [[UInt8]]) -> Box {
+    static func sgpd(_ type: FourCC, version: UInt8 = 1, defaultLength: UInt32? = nil, entries: [[UInt8]]) throws -> Box {
         var view = SampleGroupDescriptionBox()
         view.header.version = version
         view.groupingType = type
@@ -75,15 +75,15 @@ final class FragmentSampleGroupTests: XCTestCase {
         view.entries = entries.flatMap { entry in
             version >= 1 && length == 0 ? [0, 0, 0, UInt8(entry.count)] + entry : entry
         }
-        return Box(type: "sgpd", bytes: view.encoded())
+        return Box(type: "sgpd", bytes: try view.encoded())
     }
 
-    static func sbgp(_ type: FourCC, parameter: UInt32? = nil, _ pairs: [UInt32]) -> Box {
+    static func sbgp(_ type: FourCC, parameter: UInt32? = nil, _ pairs: [UInt32]) throws -> Box {
         var view = SampleToGroupBox()
         view.groupingType = type
         if let parameter { view.header.version = 1; view.groupingTypeParameter = parameter }
         view.pairs = pairs
-        return Box(type: "sbgp", bytes: view.encoded())
+        return Box(type: "sbgp", bytes: try view.encoded())
     }
 
     /// Samples of each traf, in file order (the test's own count from the trun boxes).
@@ -142,10 +142,10 @@ final class FragmentSampleGroupTests: XCTestCase {
         try Self.withBoxes(source, to: input, stbl: [Self.sgpd("roll", entries: [minusTwo])]) { index in
             let n = UInt32(counts[index])
             switch index {
-            case 0: return [Self.sgpd("roll", entries: [minusOne]), Self.sbgp("roll", [n, 0x10001])]
-            case 1: return [Self.sgpd("roll", defaultLength: 0, entries: [minusOne, three]), Self.sbgp("roll", [2, 0x10002, 3, 0x10001])]
-            case 2: return [Self.sbgp("roll", [n, 1]), Self.sgpd("prol", version: 0, entries: [five]), Self.sbgp("prol", parameter: 7, [1, 0x10001, n - 1, 0])]
-            case 4: return [Self.sgpd("roll", version: 2, entries: [minusTwo]), Self.sbgp("roll", [1, 0, 1, 0x10001])]
+            case 0: return [try Self.sgpd("roll", entries: [minusOne]), try Self.sbgp("roll", [n, 0x10001])]
+            case 1: return [try Self.sgpd("roll", defaultLength: 0, entries: [minusOne, three]), try Self.sbgp("roll", [2, 0x10002, 3, 0x10001])]
+            case 2: return [try Self.sbgp("roll", [n, 1]), try Self.sgpd("prol", version: 0, entries: [five]), try Self.sbgp("prol", parameter: 7, [1, 0x10001, n - 1, 0])]
+            case 4: return [try Self.sgpd("roll", version: 2, entries: [minusTwo]), try Self.sbgp("roll", [1, 0, 1, 0x10001])]
             default: return []
             }
         }
@@ -226,7 +226,7 @@ final class FragmentSampleGroupTests: XCTestCase {
         let counts = try Self.fragmentSampleCounts(source)
         let input = folder.path("grouped.mp4")
         try Self.withBoxes(source, to: input) { index in
-            index == 1 ? [Self.sgpd("roll", entries: [[0xFF, 0xFF]]), Self.sbgp("roll", [UInt32(counts[1]), 0x10001])] : []
+            index == 1 ? [try Self.sgpd("roll", entries: [[0xFF, 0xFF]]), try Self.sbgp("roll", [UInt32(counts[1]), 0x10001])] : []
         }
         let movie = try Movie.open(path: input)
         let writer = MovieWriter(passingThrough: movie)
@@ -281,12 +281,12 @@ final class FragmentSampleGroupTests: XCTestCase {
         let source = try Self.makeSource(folder)
         let counts = try Self.fragmentSampleCounts(source)
         let cases: [(name: String, boxes: [Box], expect: String)] = [
-            ("local index past the entries", [Self.sgpd("roll", entries: [[0xFF, 0xFF]]), Self.sbgp("roll", [1, 0x10002])],
+            ("local index past the entries", [try Self.sgpd("roll", entries: [[0xFF, 0xFF]]), try Self.sbgp("roll", [1, 0x10002])],
              "moof[2]/traf/sbgp"),
-            ("global index without a stbl sgpd", [Self.sbgp("roll", [1, 1])], "moof[2]/traf/sbgp"),
-            ("version 0 entries of unknown length", [Self.sgpd("abcd", version: 0, entries: [[1, 2, 3], [4, 5, 6]]), Self.sbgp("abcd", [1, 0x10002])],
+            ("global index without a stbl sgpd", [try Self.sbgp("roll", [1, 1])], "moof[2]/traf/sbgp"),
+            ("version 0 entries of unknown length", [try Self.sgpd("abcd", version: 0, entries: [[1, 2, 3], [4, 5, 6]]), try Self.sbgp("abcd", [1, 0x10002])],
              "moof[2]/traf/sgpd"),
-            ("more samples than the fragment", [Self.sgpd("roll", entries: [[0xFF, 0xFF]]), Self.sbgp("roll", [UInt32(counts[1] + 1), 0x10001])],
+            ("more samples than the fragment", [try Self.sgpd("roll", entries: [[0xFF, 0xFF]]), try Self.sbgp("roll", [UInt32(counts[1] + 1), 0x10001])],
              "moof[2]/traf/sbgp"),
             ("sub-sample information", [Box(type: "subs", bytes: [0, 0, 0, 0, 0, 0, 0, 0])], "moof[2]/traf/subs"),
             ("auxiliary information located by file offset (not encryption)",

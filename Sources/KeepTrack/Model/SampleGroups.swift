@@ -239,7 +239,7 @@ extension SampleGroupMembership {
     /// it already holds every entry, a new one otherwise (version 1, or 2 keeping the source's default
     /// index), and one sbgp per grouping covering every sample.
     /// `stblDescriptions`: the source stbl's sgpd boxes by grouping type.
-    func boxes(stblDescriptions: [FourCC: Box]) -> [Box] {
+    func boxes(stblDescriptions: [FourCC: Box]) throws -> [Box] {
         var result: [Box] = []
         let types = Set(descriptions.keys).union(runs.keys.map(\.type)).sorted { $0.description < $1.description }
         for type in types {
@@ -259,14 +259,14 @@ extension SampleGroupMembership {
                 sgpd.entries = entries.flatMap { entry -> [UInt8] in
                     uniform ? entry : [UInt8(entry.count >> 24 & 0xFF), UInt8(entry.count >> 16 & 0xFF), UInt8(entry.count >> 8 & 0xFF), UInt8(entry.count & 0xFF)] + entry
                 }
-                result.append(Box(type: "sgpd", bytes: sgpd.encoded()))
+                result.append(Box(type: "sgpd", bytes: try sgpd.encoded()))
             }
             for grouping in runs.keys.filter({ $0.type == type }).sorted() {
                 var sbgp = SampleToGroupBox()
                 sbgp.groupingType = type
                 if let parameter = grouping.parameter { sbgp.header.version = 1; sbgp.groupingTypeParameter = parameter }
                 sbgp.pairs = runs[grouping] ?? []
-                result.append(Box(type: "sbgp", bytes: sbgp.encoded()))
+                result.append(Box(type: "sbgp", bytes: try sbgp.encoded()))
             }
         }
         return result
@@ -299,7 +299,7 @@ extension Track {
         let groups = try sampleGroups()
         var trak = box
         let descriptions = OutputTrack.groupDescriptions(trak)
-        trak.modifySampleTable { OutputTrack.replaceGroupBoxes(&$0, groups: groups, stblDescriptions: descriptions) }
+        try trak.modifySampleTable { try OutputTrack.replaceGroupBoxes(&$0, groups: groups, stblDescriptions: descriptions) }
         return trak
     }
 }

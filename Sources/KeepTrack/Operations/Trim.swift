@@ -190,9 +190,9 @@ public enum Trim {
                                      tracks: outputs, options: options)
             writer.notes = MovieWriter.droppedIndexNotes(movie.boxes)
             let longest = outputs.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
-            writer.moovTemplate.modifyChildren { children in
+            try writer.moovTemplate.modifyChildren { children in
                 for index in children.indices where children[index].type == "mvhd" {
-                    children[index] = children[index].reencoded(MovieHeaderBox.self) { mvhd in
+                    children[index] = try children[index].reencoded(MovieHeaderBox.self) { mvhd in
                         let sourceScale = mvhd.timescale > 0 ? mvhd.timescale : clock.source
                         mvhd.timescale = clock.scale
                         if longest > UInt64(UInt32.max) { mvhd.header.version = 1 }
@@ -511,7 +511,7 @@ public enum Trim {
             let timing = DefragmentedTiming(mediaDuration: mediaDuration,
                                             trackDuration: edits.reduce(0) { $0 + $1.segmentDuration },
                                             edits: edits.isEmpty ? nil : edits)
-            let output = OutputTrack(trak: trak, rebuilding: table, timing: timing, data: movie.source, timescale: mediaScale)
+            let output = try OutputTrack(trak: trak, rebuilding: table, timing: timing, data: movie.source, timescale: mediaScale)
             let bytes = range.reduce(UInt64(0)) { $0 + UInt64(sizes[$1]) }
             return (TrackCut(trackID: track.id, kind: track.kind, samples: range, leadingSamples: leading, edits: edits, bytes: bytes), output)
         }
@@ -579,7 +579,7 @@ public enum Trim {
         /// `sbgp` runs and `stps` sample numbers cut to the kept samples (descriptions stay).
         func sliceSampleGroups(_ trak: inout Box, range: Range<Int>) throws {
             var failure: Error?
-            trak.modifySampleTable { children in
+            try trak.modifySampleTable { children in
                 for index in children.indices {
                     switch children[index].type {
                     case "sbgp":
@@ -588,9 +588,9 @@ public enum Trim {
                             return
                         }
                         let pairs = Trim.slice(runs: view.pairs, range: range)
-                        children[index] = children[index].reencoded(SampleToGroupBox.self) { $0.pairs = pairs }
+                        children[index] = try children[index].reencoded(SampleToGroupBox.self) { $0.pairs = pairs }
                     case "stps":
-                        children[index] = children[index].reencoded(SyncSampleBox.self) { stps in
+                        children[index] = try children[index].reencoded(SyncSampleBox.self) { stps in
                             stps.sampleNumbers = stps.sampleNumbers.filter { range.contains(Int($0) - 1) }.map { $0 - UInt32(range.lowerBound) }
                         }
                     default:

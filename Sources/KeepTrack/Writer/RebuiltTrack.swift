@@ -42,7 +42,7 @@ extension OutputTrack {
 
     /// The group boxes of `groups` in place of the stbl's (where the first of them was, else at the end).
     static func replaceGroupBoxes(_ children: inout [Box], groups: SampleGroupMembership, stblDescriptions: [FourCC: Box]) throws {
-        let rebuilt = groups.boxes(stblDescriptions: stblDescriptions)
+        let rebuilt = try groups.boxes(stblDescriptions: stblDescriptions)
         let types = Set(groups.descriptions.keys).union(groups.runs.keys.map(\.type))
         var result: [Box] = []
         var placed = false
