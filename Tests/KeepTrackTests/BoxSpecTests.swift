@@ -391,10 +391,11 @@ final class BoxSpecTests: XCTestCase {
              SampleGroupDescriptionBox.self) {
             $0.header.version = 1; $0.defaultLength = 2; $0.entryCount = 1; $0.entries = [0xFF, 0xFF]
         },
-        Spec("sgpd version 2 (sync, default index)", "sgpd", at: traf, "02 000000 | 73796e63 | 00000001 | 00000001 | 13",
-             dump: ["version: 2", "flags: 0", "groupingType: sync", "defaultSampleDescriptionIndex: 1", "entryCount: 1", "entries: 13"],
-             SampleGroupDescriptionBox.self) {
-            $0.header.version = 2; $0.groupingType = "sync"; $0.defaultDescriptionIndex = 1; $0.entryCount = 1; $0.entries = [0x13]
+        Spec("sgpd version 2 (sync, default length and index)", "sgpd", at: traf, "02 000000 | 73796e63 | 00000001 | 00000001 | 00000001 | 13",
+             dump: ["version: 2", "flags: 0", "groupingType: sync", "defaultLength: 1", "defaultSampleDescriptionIndex: 1", "entryCount: 1",
+                    "entries: 13"], SampleGroupDescriptionBox.self) {
+            $0.header.version = 2; $0.groupingType = "sync"; $0.defaultLength = 1; $0.defaultDescriptionIndex = 1; $0.entryCount = 1
+            $0.entries = [0x13]
         },
         Spec("sbgp version 0", "sbgp", at: stbl, "00 000000 | 726f6c6c | 00000002 | 0000000a 00000001 | 00000014 00000000",
              dump: ["version: 0", "flags: 0", "groupingType: roll", "entryCount: 2", "sampleCount,groupDescriptionIndex: [4] 10 1 20 0"],
