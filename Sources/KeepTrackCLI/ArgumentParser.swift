@@ -1,18 +1,50 @@
 /// A small table-driven argument parser: each command declares its options and positionals
 /// once, and parsing, `--help` and error hints all come from that declaration.
 public struct OptionSpec: Sendable {
+    /// What an option's value must be; checked when the command line is parsed, so a bad value is a
+    /// usage error (64) before the command starts.
+    public enum ValueType: Sendable, Equatable {
+        case text
+        case integer(ClosedRange<Int>)
+        case number(ClosedRange<Double>)
+        case choice([String])
+    }
+
     public let name: String
     public let short: Character?
     /// nil for a flag; the placeholder shown in help (`N`, `FILE`) for an option with a value.
     public let valueName: String?
     public let help: String
+    /// nil for a flag.
+    public let type: ValueType?
 
     public static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: nil, help: help)
+        OptionSpec(name: name, short: short, valueName: nil, help: help, type: nil)
     }
 
-    public static func value(_ name: String, short: Character? = nil, _ valueName: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: valueName, help: help)
+    public static func value(_ name: String, short: Character? = nil, _ valueName: String, _ help: String, type: ValueType = .text) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: valueName, help: help, type: type)
+    }
+
+    /// `value` checked against `type`: the usage error names the option and what it takes.
+    func check(_ value: String) throws {
+        switch type {
+        case .integer(let range)?:
+            guard let number = Int(value), range.contains(number) else {
+                throw KeepTrackCLIError.usage("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
+            }
+        case .number(let range)?:
+            guard let number = Double(value), range.contains(number) else {
+                throw KeepTrackCLIError.usage("--\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
+            }
+        case .choice(let choices)?:
+            guard choices.contains(value) else {
+                throw KeepTrackCLIError.usage("--\(name) takes one of \(choices.joined(separator: ", ")), not '\(value)'"
+                    + ArgumentParser.hint(for: value, among: choices, prefix: ""))
+            }
+        case .text?, nil:
+            break
+        }
     }
 }
 
@@ -67,15 +99,29 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// The parsed command line of one command.
+/// The parsed command line of one command. Reading an option the command does not declare (a typo
+/// in a name) stops the program at its first use instead of reading as absent.
 public struct Invocation: Sendable {
     public var positionals: [String] = []
     public var flags: Set<String> = []
     public var values: [String: [String]] = [:]
+    /// The command's options by name (empty for an invocation built by hand).
+    var declared: [String: OptionSpec] = [:]
 
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func value(_ name: String) -> String? { values[name]?.last }
-    public func allValues(_ name: String) -> [String] { values[name] ?? [] }
+    func checkDeclared(_ name: String, flag: Bool) {
+        guard !declared.isEmpty else { return }
+        guard let option = declared[name] else { preconditionFailure("'--\(name)' is not an option of this command (a typo in its name?)") }
+        precondition((option.valueName == nil) == flag, "'--\(name)' is \(flag ? "an option with a value" : "a flag"), read as \(flag ? "a flag" : "a value")")
+    }
+
+    public func flag(_ name: String) -> Bool { checkDeclared(name, flag: true); return flags.contains(name) }
+    public func value(_ name: String) -> String? { checkDeclared(name, flag: false); return values[name]?.last }
+    public func allValues(_ name: String) -> [String] { checkDeclared(name, flag: false); return values[name] ?? [] }
+
+    /// The value of an option declared `.integer` (already checked against its range when parsed).
+    public func integer(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
+    /// The value of an option declared `.number`.
+    public func number(_ name: String) -> Double? { value(name).flatMap { Double($0) } }
 
     public func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = value(name) else { return nil }
@@ -102,11 +148,24 @@ public enum KeepTrackCLIError: Error {
 public enum ArgumentParser {
     public static func parse(_ arguments: [String], for command: CommandSpec) throws -> Invocation {
         var invocation = Invocation()
+        invocation.declared = Dictionary(command.options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         var optionsEnded = false
         func find(long: String) throws -> OptionSpec {
             if let option = command.options.first(where: { $0.name == long }) { return option }
             throw KeepTrackCLIError.usage("unknown option '--\(long)' for '\(command.name)'" + hint(for: long, among: command.options.map(\.name)))
+        }
+        func find(short letter: Character, in argument: String) throws -> OptionSpec {
+            if let option = command.options.first(where: { $0.short == letter }) { return option }
+            let shorts = command.options.compactMap(\.short).map { "-\($0)" }
+            throw KeepTrackCLIError.usage("unknown option '-\(letter)'\(argument.count > 2 ? " in '\(argument)'" : "") for '\(command.name)'"
+                + (shorts.isEmpty ? "" : " (its short options: \(shorts.joined(separator: ", ")))"))
+        }
+        /// An argument that is one of this command's options (so never taken as another option's value).
+        func isOption(_ argument: String) -> Bool {
+            if argument.hasPrefix("--") { return true }
+            guard argument.count >= 2, argument.hasPrefix("-"), let letter = argument.dropFirst().first else { return false }
+            return letter == "h" || command.options.contains { $0.short == letter }
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -127,11 +186,16 @@ public enum ArgumentParser {
                 }
                 option = try find(long: name)
             } else {
-                let letters = Array(argument.dropFirst())
-                guard letters.count == 1, let match = command.options.first(where: { $0.short == letters[0] }) else {
-                    throw KeepTrackCLIError.usage("unknown option '\(argument)' for '\(command.name)'")
+                // Short options group (`-rj 2`, `-rj2`): flags first; a value option takes the rest
+                // of the group, or the next argument.
+                var letters = Array(argument.dropFirst())[...]
+                option = try find(short: letters.removeFirst(), in: argument)
+                while option.valueName == nil, let next = letters.first {
+                    invocation.flags.insert(option.name)
+                    letters.removeFirst()
+                    option = try find(short: next, in: argument)
                 }
-                option = match
+                if option.valueName != nil, !letters.isEmpty { inlineValue = String(letters) }
             }
             if option.valueName == nil {
                 if inlineValue != nil { throw KeepTrackCLIError.usage("--\(option.name) takes no value") }
@@ -140,9 +204,14 @@ public enum ArgumentParser {
                 var value = inlineValue
                 if value == nil {
                     guard index < arguments.count else { throw KeepTrackCLIError.usage("--\(option.name) needs a value (\(option.valueName!))") }
+                    // A value never swallows the option after it (`--out-dir --force`).
+                    if isOption(arguments[index]) {
+                        throw KeepTrackCLIError.usage("--\(option.name) needs a value (\(option.valueName!)), not the option '\(arguments[index])'")
+                    }
                     value = arguments[index]
                     index += 1
                 }
+                try option.check(value!)
                 invocation.values[option.name, default: []].append(value!)
             }
         }
@@ -157,10 +226,10 @@ public enum ArgumentParser {
     }
 
     /// "did you mean" for a mistyped name.
-    static func hint(for word: String, among names: [String]) -> String {
+    static func hint(for word: String, among names: [String], prefix: String = "--") -> String {
         let scored = names.map { ($0, distance(word, $0)) }.filter { $0.1 <= max(2, word.count / 3) }.sorted { $0.1 < $1.1 }
         guard let best = scored.first else { return "" }
-        return "; did you mean '--\(best.0)'?"
+        return "; did you mean '\(prefix)\(best.0)'?"
     }
 
     static func distance(_ a: String, _ b: String) -> Int {

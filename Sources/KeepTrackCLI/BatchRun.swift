@@ -6,7 +6,7 @@ import KeepTrack
 enum BatchRun {
     static let options: [OptionSpec] = [
         .flag("recursive", short: "r", "Descend into sub-folders of folder arguments (default: only files directly inside)."),
-        .value("jobs", short: "j", "N", "Files processed at the same time (default: the number of cores)."),
+        .value("jobs", short: "j", "N", "Files processed at the same time (default: the number of cores).", type: .integer(1...256)),
         .value("report", "FILE", "Write a JSON report: one row per file (path, findings, action, result, error)."),
     ]
 
@@ -22,7 +22,7 @@ enum BatchRun {
                     body: @escaping @Sendable (BatchFile) -> BatchOutcome) throws -> (outcomes: [BatchOutcome], code: Int32) {
         let files = Batch.collect(paths, recursive: invocation.flag("recursive"))
         guard !files.isEmpty else { throw KeepTrackError.missingInput("no movie files in \(paths.joined(separator: ", "))") }
-        let jobs = try invocation.integer("jobs", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let jobs = invocation.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
         let start = Date()
         let progress = files.count > 1 ? ProgressDisplay(console: console, total: files.count, start: start) : nil
         var report: (@Sendable (Int, Int) -> Void)?

@@ -8,7 +8,7 @@ enum DumpCommand {
         arguments: "FILE",
         positionals: 1...1,
         options: [
-            .value("depth", "N", "Show boxes down to level N only (1 = top-level boxes)."),
+            .value("depth", "N", "Show boxes down to level N only (1 = top-level boxes).", type: .integer(1...BoxParser.maximumDepth)),
             .flag("all-entries", "Print every entry of sample tables and lists (default: the first \(BoxDump.defaultEntryLimit))."),
             .flag("redact-location", "Print <redacted> for metadata values whose key mentions location (GPS position)."),
         ],
@@ -19,7 +19,7 @@ enum DumpCommand {
         Exit status: 0, 65 when the box structure itself is broken, 66 missing input, 74 I/O error.
         """
     ) { invocation, console in
-        let options = BoxDump.Options(maximumDepth: try invocation.integer("depth", in: 1...BoxParser.maximumDepth),
+        let options = BoxDump.Options(maximumDepth: invocation.integer("depth"),
                                       allEntries: invocation.flag("all-entries"),
                                       redactLocation: invocation.flag("redact-location"))
         let source = try FileByteSource(path: invocation.positionals[0])

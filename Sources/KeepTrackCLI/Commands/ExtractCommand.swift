@@ -8,7 +8,7 @@ enum ExtractCommand {
         arguments: "IN OUT",
         positionals: 2...2,
         options: [
-            .value("track", short: "t", "ID", "The track id to extract (see 'keeptrack inspect')."),
+            .value("track", short: "t", "ID", "The track id to extract (see 'keeptrack inspect').", type: .integer(1...Int(UInt32.max))),
             .flag("force", "Replace OUT if it exists."),
         ],
         discussion: """
@@ -17,7 +17,7 @@ enum ExtractCommand {
         The extracted track is enabled, in alternate group 0, without references (the tracks they named are gone).
         """
     ) { invocation, console in
-        guard let id = try invocation.integer("track", in: 1...Int(UInt32.max)) else { throw KeepTrackCLIError.usage("extract needs --track ID") }
+        guard let id = invocation.integer("track") else { throw KeepTrackCLIError.usage("extract needs --track ID") }
         let (input, output) = (invocation.positionals[0], invocation.positionals[1])
         let (writer, changes) = try ExtractTrack.writer(try Movie.open(path: input), trackID: UInt32(id), output: output)
         let summary = try GroupOperations.write(writer, to: output, input: input, overwrite: invocation.flag("force"))

@@ -10,9 +10,9 @@ enum FixtureCommand {
         arguments: "VARIANT OUT",
         positionals: 2...2,
         options: [
-            .value("duration", "SECONDS", "Length of the movie (default 2)."),
-            .value("frame-rate", "FPS", "Video frames per second (default 30)."),
-            .value("video-frame-bytes", "N", "Bytes per video frame; sync frames are 4x (default 1500)."),
+            .value("duration", "SECONDS", "Length of the movie (default 2).", type: .number(0.1...86_400)),
+            .value("frame-rate", "FPS", "Video frames per second (default 30).", type: .integer(1...240)),
+            .value("video-frame-bytes", "N", "Bytes per video frame; sync frames are 4x (default 1500).", type: .integer(16...(1 << 28))),
             .flag("sparse", "Leave the video payload as holes (sparse files above 4 GiB cost no disk)."),
             .value("photo", "PNG", "For scene:NAME: the person's photograph (astronaut.png from scikit-image; make setup fetches it)."),
             .flag("hevc", "For scene:NAME: HEVC Main10 tagged HLG instead of H.264 SDR."),
@@ -28,9 +28,9 @@ enum FixtureCommand {
         guard var options = FixtureOptions.variant(name) else {
             throw KeepTrackError.usage("unknown variant '\(name)'; variants: \(FixtureOptions.variantNames.joined(separator: ", "))")
         }
-        if let duration = try invocation.number("duration", in: 0.1...86_400) { options.duration = duration }
-        if let rate = try invocation.integer("frame-rate", in: 1...240) { options.frameRate = rate }
-        if let bytes = try invocation.integer("video-frame-bytes", in: 16...(1 << 28)) { options.videoFrameBytes = bytes }
+        if let duration = invocation.number("duration") { options.duration = duration }
+        if let rate = invocation.integer("frame-rate") { options.frameRate = rate }
+        if let bytes = invocation.integer("video-frame-bytes") { options.videoFrameBytes = bytes }
         if invocation.flag("sparse") { options.sparseVideo = true }
         let path = invocation.positionals[1]
         let summary = try OutputFile.write(to: path, overwrite: invocation.flag("force")) { try FixtureBuilder(options).makeWriter().write(to: $0) }

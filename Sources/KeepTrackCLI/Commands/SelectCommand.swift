@@ -8,7 +8,8 @@ enum SelectCommand {
         arguments: "IN OUT",
         positionals: 2...2,
         options: [
-            .value("prefer", "WHICH", "enabled (default: the track the source plays), stereo, or spatial."),
+            .value("prefer", "WHICH", "enabled (default: the track the source plays), stereo, or spatial.",
+                   type: .choice(SelectTracks.Preference.allCases.map(\.rawValue))),
             .value("language", "CODE", "Prefer tracks in this language (as stored: 'eng', 'en-US') when a group has one."),
             .flag("force", "Replace OUT if it exists."),
         ],
