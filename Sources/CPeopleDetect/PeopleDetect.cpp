@@ -43,7 +43,7 @@ extern "C" int cpd_detect_bgr(const unsigned char *bgr, int width, int height, i
         const double back = double(width) / double(image.cols);
         std::vector<cv::Rect> found;
         std::vector<double> weights;
-        descriptor().detectMultiScale(image, found, weights, 0, cv::Size(8, 8), cv::Size(8, 8), 1.05, 2, false);
+        descriptor().detectMultiScale(image, found, weights, 0, cv::Size(8, 8), cv::Size(0, 0), 1.05, 2, false);
         std::vector<size_t> order(found.size());
         for (size_t index = 0; index < order.size(); index++) order[index] = index;
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {

@@ -3,9 +3,10 @@ import KeepTrackFaces
 import KeepTrackPeople
 import KeepTrackReframe
 
-/// Runs the face detector on a background thread while the analysis decodes: on one OpenMP thread while
-/// the decoder needs the other core, on every core for what is left once decoding is over. Up to 32
-/// small pictures wait (about 12 MB at 480×270).
+/// Runs the face detector (and, where it finds no face and the schedule asks, the people detector) on a
+/// background thread while the analysis decodes, always on one OpenMP thread: the wheel's OpenMP workers
+/// spin-wait between layers, and two of them on a busy 2-core machine made a detection 4× slower than one
+/// (measured: 434 vs 93 ms at 480×270 under load). Up to 32 small pictures wait (about 12 MB at 480×270).
 ///
 /// The analysis adapts its rhythm to what the detector saw, but only to detections at least `lag`
 /// submissions old (waiting for them when the detector is that far behind), so the rhythm, and with it
@@ -19,21 +20,22 @@ final class BackgroundDetections: @unchecked Sendable {
         var foundNothing = false
         /// Its strongest face was within a tenth of its width of the strongest face the time before.
         var steady = false
+        /// The people detector ran on this picture (it was asked to and no face was found).
+        var ranPeople = false
+
+        var known: DetectionSchedule.Known { DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople) }
+        var foundFace = false
     }
 
-    /// Finds faces in a BGR picture, using this many threads (nil: one).
-    typealias Detect = @Sendable (_ picture: DetectionPicture, _ threads: Int?) throws -> [FaceDetection]
+    /// Finds faces in a BGR picture.
+    typealias Detect = @Sendable (_ picture: DetectionPicture) throws -> [FaceDetection]
     /// Finds whole people in a BGR picture (run where no face was found).
     typealias DetectPeople = @Sendable (_ picture: DetectionPicture) throws -> [FaceDetection]
     private let detect: Detect
     private let detectPeople: DetectPeople?
-    /// People are looked for at most once in this many frames (the detector is slower than the face detector).
-    private let peopleInterval: Int
-    private var lastPeopleFrame: Int?
     private let queue = DispatchQueue(label: "keeptrack.face-detection")
     private let slots = DispatchSemaphore(value: 32)
     private let condition = NSCondition()
-    private var decodingOver = false
     private var abandoned = false
     private var samples: [DetectionSample] = []
     /// One per finished submission, in submission order (the queue is serial).
@@ -44,11 +46,12 @@ final class BackgroundDetections: @unchecked Sendable {
     /// Pictures submitted so far (only the analysis thread submits).
     private(set) var submitted = 0
 
-    init(detector: FaceDetector, people: PersonDetector? = nil, peopleInterval: Int = 15) {
-        detect = { picture, threads in
-            var detector = detector
-            if let threads { detector.threads = threads }
-            return try picture.bgr.withUnsafeBytes {
+    init(detector: FaceDetector, people: PersonDetector? = nil) {
+        var oneThread = detector
+        oneThread.threads = 1
+        let detector = oneThread
+        detect = { picture in
+            try picture.bgr.withUnsafeBytes {
                 try detector.detect(bgr: $0, width: picture.width, height: picture.height, rowStride: picture.rowStride)
             }
         }
@@ -61,21 +64,16 @@ final class BackgroundDetections: @unchecked Sendable {
         } else {
             detectPeople = nil
         }
-        self.peopleInterval = max(1, peopleInterval)
     }
 
     /// For tests: any detectors.
-    init(detect: @escaping Detect, people: DetectPeople? = nil, peopleInterval: Int = 1) {
+    init(detect: @escaping Detect, people: DetectPeople? = nil) {
         self.detect = detect
         detectPeople = people
-        self.peopleInterval = peopleInterval
     }
 
     /// The analysis failed or starts over: pictures still waiting are not looked at.
     func abandon() { condition.withLock { abandoned = true } }
-
-    /// The decoder is done: the pictures still waiting may use every core.
-    func decodingFinished() { condition.withLock { decodingOver = true } }
 
     /// What detection number `submission` (0-based) saw; waits for it. Before the first: nothing known.
     func state(after submission: Int) -> State {
@@ -86,23 +84,25 @@ final class BackgroundDetections: @unchecked Sendable {
         return submission < states.count ? states[submission] : State()
     }
 
-    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double, motion: FrameRect? = nil) {
+    /// Looks for faces in `picture` (and for people, if `people` and no face is found).
+    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double, motion: FrameRect? = nil, people lookForPeople: Bool = true) {
         slots.wait()
         submitted += 1
         queue.async { [self] in
             defer { slots.signal() }
-            let (skip, allCores) = condition.withLock { (abandoned || failure != nil, decodingOver) }
+            let skip = condition.withLock { abandoned || failure != nil }
             var faces: [FaceDetection] = [], people: [FaceDetection] = []
             var error: Error?
+            var ranPeople = false
             let started = Date()
             if !skip {
                 do {
-                    faces = try detect(picture, allCores ? ProcessInfo.processInfo.activeProcessorCount : nil).map {
+                    faces = try detect(picture).map {
                         FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
                     }
-                    // Nobody's face: look for whole people (at most once per `peopleInterval` frames).
-                    if faces.isEmpty, let detectPeople, lastPeopleFrame.map({ frameIndex - $0 >= peopleInterval }) ?? true {
-                        lastPeopleFrame = frameIndex
+                    // Nobody's face: look for whole people, when the schedule asked.
+                    if faces.isEmpty, lookForPeople, let detectPeople {
+                        ranPeople = true
                         people = try detectPeople(picture).map { FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence) }
                     }
                 } catch let thrown {
@@ -113,7 +113,7 @@ final class BackgroundDetections: @unchecked Sendable {
                 if let error { failure = failure ?? error }
                 if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces, people: people, motion: motion)) }
                 let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
-                var state = State(foundNothing: faces.isEmpty && people.isEmpty)
+                var state = State(foundNothing: faces.isEmpty && people.isEmpty, ranPeople: ranPeople, foundFace: !faces.isEmpty)
                 if let strongest, let lastFace {
                     let moved = ((strongest.midX - lastFace.midX) * (strongest.midX - lastFace.midX)
                         + (strongest.midY - lastFace.midY) * (strongest.midY - lastFace.midY)).squareRoot()

@@ -3,20 +3,23 @@ import Foundation
 import KeepTrack
 import KeepTrackReframe
 
-/// Decodes the video and crops every frame at the planned position, handing the frames to the encoder.
+/// Decodes the video (or takes the frames the analysis kept) and crops every frame at the planned position,
+/// handing the frames to the encoder.
 /// Where the analysis found a cut between two frames it analysed, the frames it skipped are looked at here
 /// and the cut moved back to the first one that belongs to the new shot.
 final class CropProducer: @unchecked Sendable {
     let movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff
     let timeline: PresentationTimeline?
     let uncertainCuts: [UncertainCut]
+    let retained: RetainedFrames?
     /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
     private(set) var movedCuts: [(planned: Int, actual: Int)] = []
     /// Signalled when the thread has stopped touching the decoder and the cropper.
     let done = DispatchSemaphore(value: 0)
 
     init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
-         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut]) {
+         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil) {
+        self.retained = retained
         self.movie = movie
         self.video = video
         self.path = path
@@ -58,7 +61,15 @@ final class CropProducer: @unchecked Sendable {
             produced += 1
         }
         do {
-            try Reframer.decode(movie, video, body: handle)
+            if let retained {
+                for position in 0..<retained.count {
+                    guard let kept = retained.take(position) else { continue }
+                    defer { var owned: UnsafeMutablePointer<AVFrame>? = kept.frame; av_frame_free(&owned) }
+                    try handle(kept.frame, kept.time)
+                }
+            } else {
+                try Reframer.decode(movie, video, body: handle)
+            }
             handoff.finish(error: nil)
         } catch {
             handoff.finish(error: error is Stopped ? nil : error)

@@ -23,9 +23,18 @@ public struct ReframeOptions: Sendable {
     public var detectionSize = 480
     /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
     public var findPeople = true
-    /// Analyse only the frames other frames reference (the encoding pass settles cuts between them).
+    /// Analyse only the frames other frames reference (the encoding pass settles cuts between them), when
+    /// the clip's frames do not fit in `retainedFramesBudget`.
     public var analyseReferencedFramesOnly = true
+    /// Detection may cost up to this fraction of what encoding the output at the medium preset costs
+    /// (estimated from pixel counts, the same whatever preset is chosen; see `DetectionSchedule`).
+    public var detectionBudget = 0.06
+    /// A clip whose decoded frames fit in this many bytes is decoded once: the analysis keeps every frame
+    /// for the encoder. Larger clips are decoded twice (referenced frames only, the first time). 0: never keep.
+    public var retainedFramesBudget = 1 << 30
     public var settings = CameraPathPlanner.Settings()
+    /// Write the planned crop path here as JSON (`PlanFile`).
+    public var planOutput: String?
     public init() {}
 }
 
@@ -152,6 +161,9 @@ public enum Reframer {
             summary.timings = [("total", Date().timeIntervalSince(started))]
             return summary
         }
+        if let plan = options.planOutput, !options.overwrite, FileManager.default.fileExists(atPath: plan) {
+            throw KeepTrackError.outputExists(plan)
+        }
         let destination = try OutputFile(destination: output, overwrite: options.overwrite, inputs: [input])
         do {
             let result = try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: destination,
@@ -164,179 +176,6 @@ public enum Reframer {
         }
     }
 
-    // MARK: - Passes
-
-    struct Analysis {
-        /// Presentation time (seconds) of every frame, analysed or not.
-        var frameTimes: [Double] = []
-        /// Presentation indices of the frames the analysis decoded, and each one's picture difference
-        /// from the analysed frame before it.
-        var analysedFrames: [Int] = []
-        var differences: [Double] = []
-        /// Histograms on both sides of every large difference (a possible cut), by position in `analysedFrames`.
-        var cutHistograms: [Int: (before: [Double], after: [Double])] = [:]
-        /// Set when only referenced frames were decoded: the times of all of them.
-        var timeline: PresentationTimeline?
-        var samples: [DetectionSample] = []
-        var pixelFormat: Int32 = -1
-        var colour: VideoEncoder.Colour?
-        /// Seconds spent scaling frames for and running the face detector (part of the analysis time).
-        var detectionSeconds = 0.0
-
-        /// Shot cuts, as presentation indices, and those that fell between two analysed frames.
-        func cuts(detector: ShotDetector = ShotDetector()) -> (cuts: [Int], uncertain: [UncertainCut]) {
-            let found = detector.cuts(differences: differences)
-            let uncertain = found.compactMap { position -> UncertainCut? in
-                let before = analysedFrames[position - 1], after = analysedFrames[position]
-                guard after - before > 1, let histograms = cutHistograms[position] else { return nil }
-                return UncertainCut(lastBefore: before, firstAfter: after, before: histograms.before, after: histograms.after)
-            }
-            return (found.map { analysedFrames[$0] }, uncertain)
-        }
-    }
-
-    /// A decoded frame whose time the sample table does not have: analyse every frame instead.
-    struct TimelineMismatch: Error {}
-
-    static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false, skipUnreferenced: Bool = false,
-                       body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
-        var configuration = try DecoderConfiguration.make(for: video)
-        // H.264 frame threading gains nothing once unreferenced frames are skipped (measured: the referenced
-        // frames form one chain) and its hand-offs cost ~20 %; one thread leaves the other core to the detector.
-        configuration.threadCount = skipUnreferenced && configuration.codecID == AV_CODEC_ID_H264 ? 1 : 0
-        configuration.fastAnalysis = fastAnalysis
-        configuration.skipUnreferencedFrames = skipUnreferenced
-        let decoder = try CodecDecoder(configuration)
-        var reader = TrackPacketReader(track: video, source: movie.source)
-        var produced: Int64 = 0
-        let handle = { (frame: UnsafePointer<AVFrame>) throws in
-            var time = frame.pointee.best_effort_timestamp
-            if time == Int64.min { time = frame.pointee.pts }
-            if time == Int64.min { time = produced }  // AV_NOPTS_VALUE: count frames
-            produced += 1
-            try body(frame, time)
-        }
-        while let packet = try reader.nextPacket() { try decoder.decode(packet, body: handle) }
-        try decoder.finish(body: handle)
-    }
-
-    /// Every frame's presentation time from the sample table, when they are all distinct.
-    static func timeline(of video: Track) -> PresentationTimeline? {
-        PresentationTimeline(presentationTimes: video.sampleTable.samples.map { Int64($0.decodeTime) + $0.compositionOffset })
-    }
-
-    static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
-                        progress: (Int, Double) -> Void) throws -> Analysis {
-        // Decode only the frames other frames reference (about half, with B-frames): enough to find faces a
-        // few times a second and cuts to within a frame or two, which the encoding pass then settles.
-        if options.analyseReferencedFramesOnly, let timeline = timeline(of: video) {
-            do {
-                return try analyse(movie, video, orientation: orientation, options: options, timeline: timeline, progress: progress)
-            } catch is TimelineMismatch {}
-        }
-        return try analyse(movie, video, orientation: orientation, options: options, timeline: nil, progress: progress)
-    }
-
-    static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
-                        timeline: PresentationTimeline?, progress: (Int, Double) -> Void) throws -> Analysis {
-        var analysis = Analysis()
-        analysis.timeline = timeline
-        let timescale = Double(max(video.mediaHeader.timescale, 1))
-        let frameRate = video.video?.frameRate ?? 30
-        let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
-        var scaler: DetectionScaler?
-        var previousHistogram: [Double]?
-        // People (bodies) where no face is found, about twice a second.
-        let detections = BackgroundDetections(detector: FaceDetector(threads: 1), people: options.findPeople ? PersonDetector() : nil,
-                                              peopleInterval: max(1, Int((frameRate / 2).rounded())))
-        let started = Date()
-        var lastDetected = -every
-        var lastThumbnail: [UInt8] = []
-        // A difference this large may be a cut: keep both histograms, and look for faces at once.
-        let cutThreshold = ShotDetector().minimumDifference
-        let stillInterval = max(every, Int(frameRate.rounded()))
-        var decodedFrames = 0
-        defer { detections.abandon() }  // after finish() this changes nothing
-        try decode(movie, video, fastAnalysis: true, skipUnreferenced: timeline != nil) { frame, time in
-            let index: Int
-            if let timeline {
-                guard let found = timeline.index(of: time), found > (analysis.analysedFrames.last ?? -1) else { throw TimelineMismatch() }
-                index = found
-            } else {
-                index = decodedFrames
-                analysis.frameTimes.append(Double(time) / timescale)
-            }
-            decodedFrames += 1
-            if scaler == nil {
-                analysis.pixelFormat = frame.pointee.format
-                guard FrameOperations.bytesPerSample(frame.pointee.format) != nil else {
-                    throw KeepTrackError.unsupported("video pixel format #\(frame.pointee.format) (libavutil numbering) is not 4:2:0 8- or 10-bit; reframe handles H.264 and HEVC Main/Main10")
-                }
-                analysis.colour = colour(of: frame, track: video)
-                scaler = try DetectionScaler(orientation: orientation, longestSide: options.detectionSize, pixelFormat: frame.pointee.format)
-            }
-            guard frame.pointee.format == analysis.pixelFormat, Int(frame.pointee.width) == orientation.storedWidth,
-                  Int(frame.pointee.height) == orientation.storedHeight else {
-                throw KeepTrackError.unsupported("the video changes size or pixel format at frame \(index + 1); reframe needs one format throughout")
-            }
-            let bitDepth = analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8
-            let histogram = FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)
-            let difference = previousHistogram.map { UncertainCut.distance($0, histogram) } ?? 0
-            if let previousHistogram, difference >= cutThreshold {
-                analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
-            }
-            previousHistogram = histogram
-            analysis.analysedFrames.append(index)
-            analysis.differences.append(difference)
-            // Detect on a fixed rhythm, and at once on a frame that looks like a new shot. The detector runs
-            // on its own thread (one OpenMP thread) while decoding goes on.
-            // While nobody is in the picture, look three times as often, to find a returning person sooner;
-            // while the face holds still, half as often again (most of a talking-head clip).
-            // And while the picture has not changed at all since the last detection (nothing moved more than
-            // noise), once a second: the detector would only find the same faces again.
-            let state = detections.state(after: detections.submitted - BackgroundDetections.lag)
-            var interval = state.foundNothing ? max(1, every / 3) : state.steady ? every * 3 / 2 : every
-            let due = index - lastDetected >= interval
-            var thumbnail: [UInt8]?
-            if due, !lastThumbnail.isEmpty, index - lastDetected < stillInterval {
-                let current = FrameOperations.thumbnail(frame, bitDepth: bitDepth)
-                if FrameOperations.largestChange(current, lastThumbnail) < 4 { interval = stillInterval }
-                thumbnail = current
-            }
-            if index - lastDetected >= interval || difference >= cutThreshold, let scaler {
-                lastDetected = index
-                let current = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
-                // What moved since the last detection: the subject where nobody is found at all.
-                let motion = orientation.rotation == 0
-                    ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
-                    : nil
-                lastThumbnail = current
-                detections.submit(frameIndex: index, picture: scaler.picture(frame), scale: scaler.scale, motion: motion)
-            }
-            if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
-        }
-        detections.decodingFinished()
-        let finished = try detections.finish()
-        if let timeline { analysis.frameTimes = timeline.times.map { Double($0) / timescale } }
-        analysis.samples = finished.samples
-        analysis.detectionSeconds = finished.seconds
-        return analysis
-    }
-
-    static func colour(of frame: UnsafePointer<AVFrame>, track: Track) -> VideoEncoder.Colour? {
-        let unspecified: UInt32 = 2
-        var primaries = frame.pointee.color_primaries.rawValue, transfer = frame.pointee.color_trc.rawValue
-        var matrix = frame.pointee.colorspace.rawValue
-        if let box = track.configuration(ColourInformationBox.self, "colr"), box.colourType == "nclx" || box.colourType == "nclc" {
-            if primaries == unspecified { primaries = UInt32(box.primaries) }
-            if transfer == unspecified { transfer = UInt32(box.transfer) }
-            if matrix == unspecified { matrix = UInt32(box.matrixCoefficients) }
-        }
-        if primaries == unspecified && transfer == unspecified && matrix == unspecified { return nil }
-        return VideoEncoder.Colour(primaries: Int32(primaries), transfer: Int32(transfer), matrix: Int32(matrix),
-                                   fullRange: frame.pointee.color_range == AVCOL_RANGE_JPEG)
-    }
-
     static func reframe(movie: Movie, tracks: ReframeTracks, orientation: DisplayOrientation, destination: OutputFile,
                         options: ReframeOptions, summary initial: ReframeSummary, started: Date,
                         progress: (ReframeProgress) -> Void) throws -> ReframeSummary {
@@ -344,8 +183,13 @@ public enum Reframer {
         let video = tracks.video
         let totalFrames = video.sampleTable.sampleCount
 
-        // 1. Analyse: frame times, picture differences, faces a few times per second.
-        let analysis = try analyse(movie, video, orientation: orientation, options: options) { frames, seconds in
+        let crop = CameraPathPlanner.cropSize(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
+                                              aspectWidth: options.aspect.width, aspectHeight: options.aspect.height)
+        let outputSize = options.size ?? crop
+
+        // 1. Analyse: frame times, picture differences, faces and people within the detection budget.
+        let analysis = try analyse(movie, video, orientation: orientation, options: options,
+                                   outputPixels: outputSize.width * outputSize.height) { frames, seconds in
             progress(ReframeProgress(phase: .analysing, frames: frames, totalFrames: totalFrames, seconds: seconds))
         }
         let analysed = Date()
@@ -353,8 +197,6 @@ public enum Reframer {
 
         // 2. Plan the camera path.
         let (cuts, uncertainCuts) = analysis.cuts()
-        let crop = CameraPathPlanner.cropSize(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
-                                              aspectWidth: options.aspect.width, aspectHeight: options.aspect.height)
         let planner = CameraPathPlanner(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                         cropWidth: crop.width, cropHeight: crop.height, settings: options.settings)
         var path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
@@ -366,7 +208,6 @@ public enum Reframer {
             throw KeepTrackError.usage("the source is HDR (\(summary.hdr ?? "HLG/PQ")); use --codec hevc (10-bit, keeps the HDR transfer) — H.264 here is 8-bit SDR")
         }
         let outputFormat = isHDR ? AV_PIX_FMT_YUV420P10LE.rawValue : AV_PIX_FMT_YUV420P.rawValue
-        let outputSize = options.size ?? crop
         let crf = options.crf ?? (codec == .h264 ? 20 : 22)
         let preset = options.preset ?? "medium"
         let timescale = Int32(clamping: Int(video.mediaHeader.timescale))
@@ -401,7 +242,7 @@ public enum Reframer {
         // Decoding and cropping run on their own thread, a few frames ahead of the encoder.
         let handoff = FrameHandoff(capacity: 8)
         let producer = CropProducer(movie: movie, video: video, path: path, cropper: cropper, handoff: handoff,
-                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts)
+                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts, retained: analysis.retained)
         let thread = Thread { producer.run() }
         thread.stackSize = 8 << 20
         thread.start()
@@ -460,6 +301,11 @@ public enum Reframer {
         let written = try MovieOutput.write(writer, into: destination, options: MovieOutput.Options())
         summary.verification = written.verification
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
+        if let plan = options.planOutput {
+            try PlanFile.write(PlanFile.json(path: path, frameTimes: analysis.frameTimes, sourceWidth: orientation.displayWidth,
+                                             sourceHeight: orientation.displayHeight),
+                               to: plan, overwrite: options.overwrite, inputs: [summary.input])
+        }
         let muxed = Date()
 
         summary.crop = crop

@@ -51,7 +51,7 @@ final class BackgroundDetectionsTests: XCTestCase {
         let face = FaceDetection(box: FrameRect(x: 100, y: 100, width: 50, height: 50), confidence: 90)
         for seed in 0..<3 {
             // Picture i is a face unless i % 3 == 2; the detector takes 0–4 ms, differently on every run.
-            let detections = BackgroundDetections { picture, _ in
+            let detections = BackgroundDetections { picture in
                 usleep(UInt32.random(in: 0...4000))
                 return picture.bgr[0] % 3 == 2 ? [] : [face]
             }

@@ -17,6 +17,7 @@ enum ReframeCommand {
             .value("codec", "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources)."),
             .value("crf", "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc)."),
             .value("preset", "P", "x264/x265 preset: ultrafast ... veryslow (default medium)."),
+            .value("plan-out", "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
             .flag("json", "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
             .flag("force", "Replace OUT if it exists."),
         ],
@@ -24,10 +25,12 @@ enum ReframeCommand {
         Demuxes with keeptrack's own container layer and decodes with FFmpeg's libavcodec (H.264, HEVC Main/Main10)
         on every core. Works in display orientation: an iPhone portrait file (stored rotated 90°) is turned upright.
         A picture already as narrow as the target is passed through uncropped (every track copied), with a note.
-        A first pass decodes only the frames other frames reference; on them it finds faces (libfacedetection,
-        YuNet) 2-3 times a second (more often while nobody is in view, once a second while nothing in the picture
-        changes) on frames scaled to 480 px, and where it finds no face, whole people (OpenCV's HOG people
-        detector: backs to the camera, small faces) at most twice a second, on its own thread while decoding goes
+        A first pass decodes the video (once, keeping the frames, when they fit in 1 GiB; otherwise only the
+        frames other frames reference, and again for the encoder); on its frames it finds faces (libfacedetection,
+        YuNet, on frames scaled to 480 px) and, where it finds no face, whole people (OpenCV's HOG people detector:
+        backs to the camera, small faces) within a budget of 6 % of what a medium-preset encode of the output
+        costs: at once on a likely cut, at most 3 times a second, once a second while nothing in the picture
+        changes; on its own thread while decoding goes
         on, links them into tracks,
         detects shot cuts (the second pass settles a cut on a skipped frame), and plans a camera path per shot:
         where the person rests (1 s or more) the crop rests with the face on its centre line (a third from the top
@@ -40,6 +43,7 @@ enum ReframeCommand {
         Audio and other tracks are copied byte for byte with their enabled flags, alternate groups and references;
         movie metadata (creation date, location, make, model) is kept. Timed metadata describing the old picture
         (detected faces, orientation) is dropped and reported.
+        --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "frames": [{"time", "x", "y"}]}.
         Exit status: 0; 64 bad usage; 65 unsupported or malformed input; 66 missing input; 73 output exists.
         """
     ) { invocation, console in
@@ -60,6 +64,7 @@ enum ReframeCommand {
             options.codec = parsed
         }
         options.crf = try invocation.number("crf", in: 0...51)
+        options.planOutput = invocation.value("plan-out")
         if let preset = invocation.value("preset") {
             let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
             guard presets.contains(preset) else { throw KeepTrackCLIError.usage("--preset is one of \(presets.joined(separator: ", ")); not '\(preset)'") }

@@ -1,0 +1,234 @@
+import CFFmpeg
+import Foundation
+import KeepTrack
+import KeepTrackCodec
+import KeepTrackFaces
+import KeepTrackPeople
+import KeepTrackReframe
+
+/// Decoded frames the analysis keeps for the encoding pass, so a clip that fits in memory is decoded once
+/// (as `ffmpeg -vf crop` decodes it) instead of twice. Each frame is a reference to the decoder's buffer.
+final class RetainedFrames: @unchecked Sendable {
+    private var frames: [(index: Int, time: Int64, frame: UnsafeMutablePointer<AVFrame>?)] = []
+
+    var count: Int { frames.count }
+
+    func append(index: Int, time: Int64, frame: UnsafePointer<AVFrame>) throws {
+        guard let clone = av_frame_clone(frame) else { throw KeepTrackError.io("out of memory keeping a decoded frame") }
+        frames.append((index, time, clone))
+    }
+
+    /// The frame at `position` (in decoding order, which is presentation order) with its index and time;
+    /// the caller owns and frees the frame. Nil once taken.
+    func take(_ position: Int) -> (index: Int, time: Int64, frame: UnsafeMutablePointer<AVFrame>)? {
+        guard position < frames.count, let frame = frames[position].frame else { return nil }
+        frames[position].frame = nil
+        return (frames[position].index, frames[position].time, frame)
+    }
+
+    deinit {
+        for entry in frames {
+            var owned = entry.frame
+            av_frame_free(&owned)
+        }
+    }
+}
+
+extension Reframer {
+    /// What the first pass learnt: frame times, picture differences and cuts, detections, colour.
+    struct Analysis {
+        /// Presentation time (seconds) of every frame, analysed or not.
+        var frameTimes: [Double] = []
+        /// Presentation indices of the frames the analysis decoded, and each one's picture difference
+        /// from the analysed frame before it.
+        var analysedFrames: [Int] = []
+        var differences: [Double] = []
+        /// Histograms on both sides of every large difference (a possible cut), by position in `analysedFrames`.
+        var cutHistograms: [Int: (before: [Double], after: [Double])] = [:]
+        /// Set when frames are indexed by the sample table's times: the times of all of them.
+        var timeline: PresentationTimeline?
+        var samples: [DetectionSample] = []
+        var pixelFormat: Int32 = -1
+        var colour: VideoEncoder.Colour?
+        /// Seconds spent scaling frames for and running the detectors (part of the analysis time).
+        var detectionSeconds = 0.0
+        /// Every decoded frame, when the clip fits in `ReframeOptions.retainedFramesBudget`.
+        var retained: RetainedFrames?
+
+        /// Shot cuts, as presentation indices, and those that fell between two analysed frames.
+        func cuts(detector: ShotDetector = ShotDetector()) -> (cuts: [Int], uncertain: [UncertainCut]) {
+            let found = detector.cuts(differences: differences)
+            let uncertain = found.compactMap { position -> UncertainCut? in
+                let before = analysedFrames[position - 1], after = analysedFrames[position]
+                guard after - before > 1, let histograms = cutHistograms[position] else { return nil }
+                return UncertainCut(lastBefore: before, firstAfter: after, before: histograms.before, after: histograms.after)
+            }
+            return (found.map { analysedFrames[$0] }, uncertain)
+        }
+    }
+
+    /// A decoded frame whose time the sample table does not have: analyse every frame instead.
+    struct TimelineMismatch: Error {}
+
+    static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false, skipUnreferenced: Bool = false,
+                       body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
+        var configuration = try DecoderConfiguration.make(for: video)
+        // H.264 frame threading gains nothing once unreferenced frames are skipped (measured: the referenced
+        // frames form one chain) and its hand-offs cost ~20 %; one thread leaves the other core to the detector.
+        configuration.threadCount = skipUnreferenced && configuration.codecID == AV_CODEC_ID_H264 ? 1 : 0
+        configuration.fastAnalysis = fastAnalysis
+        configuration.skipUnreferencedFrames = skipUnreferenced
+        let decoder = try CodecDecoder(configuration)
+        var reader = TrackPacketReader(track: video, source: movie.source)
+        var produced: Int64 = 0
+        let handle = { (frame: UnsafePointer<AVFrame>) throws in
+            var time = frame.pointee.best_effort_timestamp
+            if time == Int64.min { time = frame.pointee.pts }
+            if time == Int64.min { time = produced }  // AV_NOPTS_VALUE: count frames
+            produced += 1
+            try body(frame, time)
+        }
+        while let packet = try reader.nextPacket() { try decoder.decode(packet, body: handle) }
+        try decoder.finish(body: handle)
+    }
+
+    /// Every frame's presentation time from the sample table, when they are all distinct.
+    static func timeline(of video: Track) -> PresentationTimeline? {
+        PresentationTimeline(presentationTimes: video.sampleTable.samples.map { Int64($0.decodeTime) + $0.compositionOffset })
+    }
+
+    /// Whether every decoded frame of `video` fits in `budget` bytes (4:2:0; two bytes a sample for HEVC,
+    /// which may be 10-bit).
+    static func framesFit(_ video: Track, orientation: DisplayOrientation, budget: Int, codecID: AVCodecID) -> Bool {
+        let bytesPerSample = codecID == AV_CODEC_ID_H264 ? 1 : 2
+        let frameBytes = Double(orientation.storedWidth * orientation.storedHeight * bytesPerSample) * 1.5
+        return frameBytes * Double(video.sampleTable.sampleCount) <= Double(budget)
+    }
+
+    static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
+                        outputPixels: Int, progress: (Int, Double) -> Void) throws -> Analysis {
+        let timeline = timeline(of: video)
+        let codecID = try DecoderConfiguration.make(for: video).codecID
+        func pass(_ timeline: PresentationTimeline?, referencedOnly: Bool, retain: Bool) throws -> Analysis {
+            try analyse(movie, video, orientation: orientation, options: options, outputPixels: outputPixels,
+                        timeline: timeline, referencedOnly: referencedOnly, retain: retain, progress: progress)
+        }
+        // A clip that fits in memory: decode every frame once, at full quality, and keep them for the encoder.
+        let retain = options.retainedFramesBudget > 0
+            && framesFit(video, orientation: orientation, budget: options.retainedFramesBudget, codecID: codecID)
+        // Otherwise decode only the frames other frames reference (about half, with B-frames): enough to find
+        // faces and cuts to within a frame or two, which the encoding pass (decoding again) then settles.
+        let referencedOnly = !retain && options.analyseReferencedFramesOnly
+        if let timeline {
+            do {
+                return try pass(timeline, referencedOnly: referencedOnly, retain: retain)
+            } catch is TimelineMismatch {}
+        }
+        return try pass(nil, referencedOnly: false, retain: retain)
+    }
+
+    static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions, outputPixels: Int,
+                        timeline: PresentationTimeline?, referencedOnly: Bool, retain: Bool,
+                        progress: (Int, Double) -> Void) throws -> Analysis {
+        var analysis = Analysis()
+        analysis.timeline = timeline
+        let retained = retain ? RetainedFrames() : nil
+        let timescale = Double(max(video.mediaHeader.timescale, 1))
+        let frameRate = video.video?.frameRate ?? 30
+        let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
+        var scaler: DetectionScaler?
+        var schedule: DetectionSchedule?
+        var previousHistogram: [Double]?
+        let personDetector = options.findPeople ? PersonDetector() : nil
+        let detections = BackgroundDetections(detector: FaceDetector(threads: 1), people: personDetector)
+        let started = Date()
+        var lastThumbnail: [UInt8] = []
+        // A difference this large may be a cut: keep both histograms, and look for faces at once.
+        let cutThreshold = ShotDetector().minimumDifference
+        var decodedFrames = 0
+        defer { detections.abandon() }  // after finish() this changes nothing
+        try decode(movie, video, fastAnalysis: !retain, skipUnreferenced: referencedOnly) { frame, time in
+            let index: Int
+            if let timeline {
+                guard let found = timeline.index(of: time), found > (analysis.analysedFrames.last ?? -1) else { throw TimelineMismatch() }
+                index = found
+            } else {
+                index = decodedFrames
+                analysis.frameTimes.append(Double(time) / timescale)
+            }
+            decodedFrames += 1
+            if scaler == nil {
+                analysis.pixelFormat = frame.pointee.format
+                guard FrameOperations.bytesPerSample(frame.pointee.format) != nil else {
+                    throw KeepTrackError.unsupported("video pixel format #\(frame.pointee.format) (libavutil numbering) is not 4:2:0 8- or 10-bit; reframe handles H.264 and HEVC Main/Main10")
+                }
+                analysis.colour = colour(of: frame, track: video)
+                let made = try DetectionScaler(orientation: orientation, longestSide: options.detectionSize, pixelFormat: frame.pointee.format)
+                scaler = made
+                let facePixels = made.displayWidth * made.displayHeight
+                let enlarged = personDetector?.upscale(height: made.displayHeight) ?? 0
+                let costs = DetectionSchedule.Costs.measured(outputPixels: outputPixels, facePixels: facePixels,
+                                                             peoplePixels: Int(Double(facePixels) * enlarged * enlarged),
+                                                             fraction: options.detectionBudget)
+                schedule = DetectionSchedule(costs: costs, minimumInterval: every, stillInterval: Int(frameRate.rounded()),
+                                             peopleInterval: Int((frameRate / 2).rounded()))
+            }
+            guard frame.pointee.format == analysis.pixelFormat, Int(frame.pointee.width) == orientation.storedWidth,
+                  Int(frame.pointee.height) == orientation.storedHeight, let scaler, schedule != nil else {
+                throw KeepTrackError.unsupported("the video changes size or pixel format at frame \(index + 1); reframe needs one format throughout")
+            }
+            try retained?.append(index: index, time: time, frame: frame)
+            let bitDepth = analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8
+            let histogram = FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)
+            let difference = previousHistogram.map { UncertainCut.distance($0, histogram) } ?? 0
+            if let previousHistogram, difference >= cutThreshold {
+                analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
+            }
+            previousHistogram = histogram
+            analysis.analysedFrames.append(index)
+            analysis.differences.append(difference)
+            // What the detector found, up to `lag` pictures ago (waiting for it when it is further behind):
+            // the same on every run whatever the threads' timing.
+            while schedule!.learnt <= detections.submitted - BackgroundDetections.lag {
+                schedule!.learn(detections.state(after: schedule!.learnt).known)
+            }
+            var thumbnail: [UInt8]?
+            var still = false
+            if schedule!.needsStillness(frame: index), !lastThumbnail.isEmpty {
+                let current = FrameOperations.thumbnail(frame, bitDepth: bitDepth)
+                still = FrameOperations.largestChange(current, lastThumbnail) < 4
+                thumbnail = current
+            }
+            if case .detect(let people) = schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still) {
+                let current = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
+                // What moved since the last detection: the subject where nobody is found at all.
+                let motion = orientation.rotation == 0
+                    ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
+                    : nil
+                lastThumbnail = current
+                detections.submit(frameIndex: index, picture: scaler.picture(frame), scale: scaler.scale, motion: motion, people: people)
+            }
+            if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
+        }
+        let finished = try detections.finish()
+        if let timeline { analysis.frameTimes = timeline.times.map { Double($0) / timescale } }
+        analysis.samples = finished.samples
+        analysis.detectionSeconds = finished.seconds
+        analysis.retained = retained
+        return analysis
+    }
+
+    static func colour(of frame: UnsafePointer<AVFrame>, track: Track) -> VideoEncoder.Colour? {
+        let unspecified: UInt32 = 2
+        var primaries = frame.pointee.color_primaries.rawValue, transfer = frame.pointee.color_trc.rawValue
+        var matrix = frame.pointee.colorspace.rawValue
+        if let box = track.configuration(ColourInformationBox.self, "colr"), box.colourType == "nclx" || box.colourType == "nclc" {
+            if primaries == unspecified { primaries = UInt32(box.primaries) }
+            if transfer == unspecified { transfer = UInt32(box.transfer) }
+            if matrix == unspecified { matrix = UInt32(box.matrixCoefficients) }
+        }
+        if primaries == unspecified && transfer == unspecified && matrix == unspecified { return nil }
+        return VideoEncoder.Colour(primaries: Int32(primaries), transfer: Int32(transfer), matrix: Int32(matrix),
+                                   fullRange: frame.pointee.color_range == AVCOL_RANGE_JPEG)
+    }
+}

@@ -1,0 +1,85 @@
+import XCTest
+import KeepTrackReframe
+
+/// The detection schedule: which frames the analysis looks at, within a budget that grows with the frames.
+final class DetectionScheduleTests: XCTestCase {
+    /// Runs `schedule` over `frames` frames; `cut(frame)` and `still(frame)` describe the picture;
+    /// `foundFace(detection)` is what each detection finds, learnt `lag` detections later.
+    static func run(_ schedule: inout DetectionSchedule, frames: Int, lag: Int = 4, cut: (Int) -> Bool = { _ in false },
+                    still: (Int) -> Bool = { _ in false }, foundFace: (Int) -> Bool = { _ in true }) -> [(frame: Int, people: Bool)] {
+        var decisions: [(Int, Bool)] = []
+        for frame in 0..<frames {
+            while schedule.learnt <= decisions.count - lag {
+                let number = schedule.learnt
+                schedule.learn(DetectionSchedule.Known(foundFace: foundFace(number), ranPeople: decisions[number].1 && !foundFace(number)))
+            }
+            if case .detect(let people) = schedule.decide(frame: frame, likelyCut: cut(frame), still: still(frame)) {
+                decisions.append((frame, people))
+            }
+        }
+        return decisions
+    }
+
+    func testWithAmpleBudgetItDetectsOnTheRhythmAndLessOftenWhileNothingMoves() {
+        var schedule = DetectionSchedule(costs: .init(earnedPerFrame: 1000, face: 10, people: 20), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        let moving = Self.run(&schedule, frames: 100).map(\.frame)
+        XCTAssertEqual(moving, Array(stride(from: 0, to: 100, by: 10)))
+        var still = DetectionSchedule(costs: .init(earnedPerFrame: 1000, face: 10, people: 20), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        XCTAssertEqual(Self.run(&still, frames: 100, still: { _ in true }).map(\.frame), [0, 30, 60, 90])
+    }
+
+    func testACutIsLookedAtAtOnceEvenJustAfterADetectionAndOnDebt() {
+        // Earns almost nothing: only the first frame and cuts are looked at.
+        var schedule = DetectionSchedule(costs: .init(earnedPerFrame: 0.1, face: 10, people: 20), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        let decisions = Self.run(&schedule, frames: 200, cut: { $0 == 3 || $0 == 120 })
+        XCTAssertEqual(decisions.map(\.frame), [0, 3, 120])
+        XCTAssertLessThan(schedule.credit, 0, "the last cut overdrew the budget")
+        XCTAssertGreaterThanOrEqual(schedule.credit, -10, "by at most one face detection")
+    }
+
+    /// Whatever the picture does, detection never spends more than it earned (plus the first frame's
+    /// allowance and one face detection of overdraft), and never looks twice within the minimum interval
+    /// except at a cut.
+    func testSpendingStaysWithinTheBudget() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            let costs = DetectionSchedule.Costs(earnedPerFrame: Double.random(in: 0.5...40, using: &generator), face: 100, people: 300)
+            var schedule = DetectionSchedule(costs: costs, minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+            let cuts = Set((0..<20).map { _ in Int.random(in: 1..<3000, using: &generator) })
+            let faces = (0..<3000).map { _ in Bool.random(using: &generator) }
+            let decisions = Self.run(&schedule, frames: 3000, cut: { cuts.contains($0) }, still: { ($0 / 200) % 2 == 1 }, foundFace: { faces[$0] })
+            var spent = 0.0
+            for (number, decision) in decisions.enumerated() {
+                spent += costs.face + (decision.people && !faces[number] ? costs.people : 0)
+            }
+            XCTAssertLessThanOrEqual(spent, costs.face + costs.people + costs.earnedPerFrame * 3000 + costs.face + 1e-6)
+            for (earlier, later) in zip(decisions, decisions.dropFirst()) where !cuts.contains(later.frame) {
+                XCTAssertGreaterThanOrEqual(later.frame - earlier.frame, 10)
+            }
+        }
+        // A clip that is cheap to encode gets fewer detections, not a slower reframe.
+        var cheap = DetectionSchedule(costs: .init(earnedPerFrame: 1, face: 100, people: 0), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        var dear = DetectionSchedule(costs: .init(earnedPerFrame: 10, face: 100, people: 0), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        let few = Self.run(&cheap, frames: 3000).count, many = Self.run(&dear, frames: 3000).count
+        XCTAssertEqual(many, 300)
+        XCTAssertEqual(few, 30, "the first frame, then one per 100 frames earned")
+    }
+
+    func testPeopleAreLookedForOnlyWhileNoFaceIsKnownAndTheirCostIsRefundedWhenAFaceWasFound() {
+        // Faces on detections 0–9, none after: people are asked for on the first detections (nothing known
+        // yet), not once faces are known, and again once the missing faces are learnt.
+        var schedule = DetectionSchedule(costs: .init(earnedPerFrame: 1000, face: 10, people: 20), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        let decisions = Self.run(&schedule, frames: 300, foundFace: { $0 < 10 })
+        let asked = decisions.map(\.people)
+        XCTAssertEqual(Array(asked.prefix(4)), [true, false, true, false], "unknown: every other detection (people at most every 15 frames)")
+        XCTAssertEqual(Array(asked[4..<14]), Array(repeating: false, count: 10), "faces known")
+        XCTAssertTrue(asked[14...].contains(true))
+        XCTAssertEqual(asked[14...].filter { $0 }.count, (decisions.count - 14 + 1) / 2, "every other detection once no face is known")
+        // Refunds: the first detection asked for people, found a face, so its people cost comes back.
+        var refund = DetectionSchedule(costs: .init(earnedPerFrame: 0, face: 10, people: 20), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        XCTAssertEqual(refund.decide(frame: 0, likelyCut: false), .detect(people: true))
+        XCTAssertEqual(refund.credit, 0)
+        refund.learn(DetectionSchedule.Known(foundFace: true, ranPeople: false))
+        XCTAssertEqual(refund.credit, 20)
+    }
+}
