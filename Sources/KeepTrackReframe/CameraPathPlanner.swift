@@ -387,3 +387,11 @@ public struct CameraPathPlanner: Sendable {
         return result
     }
 }
+
+extension CropPath {
+    /// A path given frame by frame (an edited plan): no subject known.
+    public init(axis: CropAxis, sourceWidth: Int, sourceHeight: Int, cropWidth: Int, cropHeight: Int, offsets: [Int], shots: [Range<Int>]) {
+        self.init(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: cropWidth, cropHeight: cropHeight,
+                  offsets: offsets, shots: shots, subjectTracks: shots.map { _ in nil }, subjectFaces: [])
+    }
+}

@@ -105,13 +105,16 @@ extension Reframer {
         return frameBytes * Double(video.sampleTable.sampleCount) <= Double(budget)
     }
 
+    /// `detect`: run the detectors (not when a plan is given); `keep`: keep the decoded frames when they fit
+    /// (not when nothing is encoded). The frames analysed, and so the plan, are the same either way.
     static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
-                        outputPixels: Int, progress: (Int, Double) -> Void) throws -> Analysis {
+                        outputPixels: Int, detect: Bool = true, keep: Bool = true, progress: (Int, Double) -> Void) throws -> Analysis {
         let timeline = timeline(of: video)
         let codecID = try DecoderConfiguration.make(for: video).codecID
         func pass(_ timeline: PresentationTimeline?, referencedOnly: Bool, retain: Bool) throws -> Analysis {
             try analyse(movie, video, orientation: orientation, options: options, outputPixels: outputPixels,
-                        timeline: timeline, referencedOnly: referencedOnly, retain: retain, progress: progress)
+                        timeline: timeline, referencedOnly: referencedOnly, decodeEverything: retain, keep: retain && keep,
+                        detect: detect, progress: progress)
         }
         // A clip that fits in memory: decode every frame once, at full quality, and keep them for the encoder.
         let retain = options.retainedFramesBudget > 0
@@ -128,11 +131,11 @@ extension Reframer {
     }
 
     static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions, outputPixels: Int,
-                        timeline: PresentationTimeline?, referencedOnly: Bool, retain: Bool,
+                        timeline: PresentationTimeline?, referencedOnly: Bool, decodeEverything: Bool, keep: Bool, detect: Bool,
                         progress: (Int, Double) -> Void) throws -> Analysis {
         var analysis = Analysis()
         analysis.timeline = timeline
-        let retained = retain ? RetainedFrames() : nil
+        let retained = keep ? RetainedFrames() : nil
         let timescale = Double(max(video.mediaHeader.timescale, 1))
         let frameRate = video.video?.frameRate ?? 30
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
@@ -147,7 +150,7 @@ extension Reframer {
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
         defer { detections.abandon() }  // after finish() this changes nothing
-        try decode(movie, video, fastAnalysis: !retain, skipUnreferenced: referencedOnly) { frame, time in
+        try decode(movie, video, fastAnalysis: !decodeEverything, skipUnreferenced: referencedOnly) { frame, time in
             let index: Int
             if let timeline {
                 guard let found = timeline.index(of: time), found > (analysis.analysedFrames.last ?? -1) else { throw TimelineMismatch() }
@@ -199,7 +202,7 @@ extension Reframer {
                 still = FrameOperations.largestChange(current, lastThumbnail) < 4
                 thumbnail = current
             }
-            if case .detect(let people) = schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still) {
+            if detect, case .detect(let people) = schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still) {
                 let current = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
                 // What moved since the last detection: the subject where nobody is found at all.
                 let motion = orientation.rotation == 0

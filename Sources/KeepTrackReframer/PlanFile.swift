@@ -29,3 +29,66 @@ enum PlanFile {
         }
     }
 }
+
+extension PlanFile {
+    /// Reads a plan (`--plan`) written by `--plan-out` and perhaps edited, for a movie whose display picture is
+    /// `sourceWidth`×`sourceHeight`, cropped to `crop`, with `frameCount` frames. Every field is checked;
+    /// a plan that does not fit is refused (65) with the field that is wrong. Odd positions are rounded
+    /// down to even (4:2:0 chroma).
+    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: (width: Int, height: Int), frameCount: Int) throws -> CropPath {
+        func bad(_ reason: String) -> KeepTrackError { .unsupported("the plan \(file) does not fit this movie: \(reason)") }
+        guard FileManager.default.fileExists(atPath: file) else { throw KeepTrackError.missingInput("\(file): no such plan file") }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: file)
+        // About 40 bytes a frame; 64 MiB is over a million frames.
+        guard let size = attributes?[.size] as? Int, size <= 64 << 20 else { throw bad("larger than 64 MiB") }
+        guard let data = FileManager.default.contents(atPath: file) else { throw KeepTrackError.missingInput("\(file): cannot be read") }
+        let parsed: Any
+        do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+            throw KeepTrackError.unsupported("the plan \(file) is not JSON: \(error.localizedDescription)")
+        }
+        guard let root = parsed as? [String: Any] else { throw bad("the top level is not an object") }
+        guard (root["keeptrackPlan"] as? NSNumber)?.intValue == version else { throw bad("\"keeptrackPlan\" is not \(version)") }
+        func integer(_ value: Any?, _ name: String) throws -> Int {
+            guard let number = value as? NSNumber, String(cString: number.objCType) != "c",
+                  number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e9 else {
+                throw bad("\(name) is not an integer")
+            }
+            return number.intValue
+        }
+        let cropObject = root["crop"] as? [String: Any]
+        let width = try integer(cropObject?["width"], "crop.width"), height = try integer(cropObject?["height"], "crop.height")
+        guard width == crop.width, height == crop.height else {
+            throw bad("crop is \(width)x\(height); this movie's crop is \(crop.width)x\(crop.height) (the same --aspect as the plan's run)")
+        }
+        guard let axisName = root["axis"] as? String, let axis = CropAxis(rawValue: axisName) else {
+            throw bad("\"axis\" is not \"horizontal\" or \"vertical\"")
+        }
+        guard let frames = root["frames"] as? [Any] else { throw bad("\"frames\" is not an array") }
+        guard frames.count == frameCount else { throw bad("it has \(frames.count) frames; the video has \(frameCount)") }
+        let limitX = sourceWidth - crop.width, limitY = sourceHeight - crop.height
+        var offsets: [Int] = []
+        offsets.reserveCapacity(frames.count)
+        for (index, entry) in frames.enumerated() {
+            guard let frame = entry as? [String: Any] else { throw bad("frames[\(index)] is not an object") }
+            let x = try integer(frame["x"], "frames[\(index)].x"), y = try integer(frame["y"], "frames[\(index)].y")
+            guard (0...max(0, limitX)).contains(x) else { throw bad("frames[\(index)].x is \(x); the crop fits at 0...\(limitX)") }
+            guard (0...max(0, limitY)).contains(y) else { throw bad("frames[\(index)].y is \(y); the crop fits at 0...\(limitY)") }
+            guard axis == .horizontal ? y == 0 || limitY == 0 : x == 0 || limitX == 0 else {
+                throw bad("frames[\(index)] moves across the \(axis.rawValue) axis (\(axis == .horizontal ? "y" : "x") must be 0)")
+            }
+            offsets.append((axis == .horizontal ? x : y) / 2 * 2)
+        }
+        guard let cutList = root["cuts"] as? [Any] else { throw bad("\"cuts\" is not an array") }
+        var starts = [0]
+        for (index, entry) in cutList.enumerated() {
+            let cut = try integer(entry, "cuts[\(index)]")
+            guard cut > starts.last!, cut < frameCount else {
+                throw bad("cuts[\(index)] is \(cut); cuts are increasing frame numbers in 1..<\(frameCount)")
+            }
+            starts.append(cut)
+        }
+        let shots = zip(starts, starts.dropFirst() + [frameCount]).map { $0..<$1 }
+        return CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: crop.width, cropHeight: crop.height,
+                        offsets: offsets, shots: shots)
+    }
+}

@@ -35,6 +35,10 @@ public struct ReframeOptions: Sendable {
     public var settings = CameraPathPlanner.Settings()
     /// Write the planned crop path here as JSON (`PlanFile`).
     public var planOutput: String?
+    /// Render this crop path (a `PlanFile`, perhaps edited) instead of planning one: no detection.
+    public var planInput: String?
+    /// Analyse and plan only: write `planOutput` and the summary, encode nothing (no output movie).
+    public var planOnly = false
     public init() {}
 }
 
@@ -164,6 +168,11 @@ public enum Reframer {
         if let plan = options.planOutput, !options.overwrite, FileManager.default.fileExists(atPath: plan) {
             throw KeepTrackError.outputExists(plan)
         }
+        if options.planOnly {
+            guard options.planOutput != nil else { throw KeepTrackError.usage("--plan-only needs --plan-out FILE") }
+            return try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: nil,
+                               options: options, summary: summary, started: started, progress: progress)
+        }
         let destination = try OutputFile(destination: output, overwrite: options.overwrite, inputs: [input])
         do {
             let result = try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: destination,
@@ -176,7 +185,7 @@ public enum Reframer {
         }
     }
 
-    static func reframe(movie: Movie, tracks: ReframeTracks, orientation: DisplayOrientation, destination: OutputFile,
+    static func reframe(movie: Movie, tracks: ReframeTracks, orientation: DisplayOrientation, destination: OutputFile?,
                         options: ReframeOptions, summary initial: ReframeSummary, started: Date,
                         progress: (ReframeProgress) -> Void) throws -> ReframeSummary {
         var summary = initial
@@ -189,7 +198,8 @@ public enum Reframer {
 
         // 1. Analyse: frame times, picture differences, faces and people within the detection budget.
         let analysis = try analyse(movie, video, orientation: orientation, options: options,
-                                   outputPixels: outputSize.width * outputSize.height) { frames, seconds in
+                                   outputPixels: outputSize.width * outputSize.height, detect: options.planInput == nil,
+                                   keep: destination != nil) { frames, seconds in
             progress(ReframeProgress(phase: .analysing, frames: frames, totalFrames: totalFrames, seconds: seconds))
         }
         let analysed = Date()
@@ -199,7 +209,23 @@ public enum Reframer {
         let (cuts, uncertainCuts) = analysis.cuts()
         let planner = CameraPathPlanner(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                         cropWidth: crop.width, cropHeight: crop.height, settings: options.settings)
-        var path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
+        var path: CropPath
+        if let planFile = options.planInput {
+            path = try PlanFile.read(planFile, sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
+                                     crop: crop, frameCount: analysis.frameTimes.count)
+        } else {
+            path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
+        }
+        guard let destination else {
+            // --plan-only: the plan and what it is made of, no movie.
+            try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
+            summary.output = ""
+            summary.crop = crop
+            describe(path, analysis: analysis, in: &summary)
+            summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds),
+                               ("total", Date().timeIntervalSince(started))]
+            return summary
+        }
 
         // 3. Encode settings: HDR stays HDR (HEVC Main10 with its transfer), SDR becomes 8-bit.
         let isHDR = analysis.colour?.isHDR ?? false
@@ -301,11 +327,7 @@ public enum Reframer {
         let written = try MovieOutput.write(writer, into: destination, options: MovieOutput.Options())
         summary.verification = written.verification
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
-        if let plan = options.planOutput {
-            try PlanFile.write(PlanFile.json(path: path, frameTimes: analysis.frameTimes, sourceWidth: orientation.displayWidth,
-                                             sourceHeight: orientation.displayHeight),
-                               to: plan, overwrite: options.overwrite, inputs: [summary.input])
-        }
+        try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
         let muxed = Date()
 
         summary.crop = crop
@@ -314,18 +336,29 @@ public enum Reframer {
         summary.crf = crf
         summary.preset = preset
         summary.frames = encoded.count
-        summary.path = path
-        summary.statistics = PathStatistics(path: path, frameTimes: analysis.frameTimes)
-        summary.coverage = SubjectCoverage(path: path, faces: path.subjectFaces)
-        summary.analysedFrames = analysis.samples.count
-        summary.decodedForAnalysis = analysis.analysedFrames.count
-        summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count
+        describe(path, analysis: analysis, in: &summary)
         summary.keptTracks = writer.tracks.compactMap { try? TrackHeaderBox(box: $0.trak.first("tkhd")!).trackID }
         summary.droppedTracks = tracks.dropped.map { ($0.track.id, $0.reason) }
         for dropped in tracks.dropped { summary.notes.append("dropped track \(dropped.track.id): \(dropped.reason)") }
         summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds), ("encode", encodedAt.timeIntervalSince(encodeStarted)),
                            ("mux", muxed.timeIntervalSince(encodedAt)), ("total", muxed.timeIntervalSince(started))]
         return summary
+    }
+
+    static func writePlan(_ path: CropPath, analysis: Analysis, orientation: DisplayOrientation, options: ReframeOptions, input: String) throws {
+        guard let plan = options.planOutput else { return }
+        try PlanFile.write(PlanFile.json(path: path, frameTimes: analysis.frameTimes, sourceWidth: orientation.displayWidth,
+                                         sourceHeight: orientation.displayHeight),
+                           to: plan, overwrite: options.overwrite, inputs: [input])
+    }
+
+    static func describe(_ path: CropPath, analysis: Analysis, in summary: inout ReframeSummary) {
+        summary.path = path
+        summary.statistics = PathStatistics(path: path, frameTimes: analysis.frameTimes)
+        summary.coverage = SubjectCoverage(path: path, faces: path.subjectFaces)
+        summary.analysedFrames = analysis.samples.count
+        summary.decodedForAnalysis = analysis.analysedFrames.count
+        summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count
     }
 
     /// The last frame shows as long as the frame before it (or the track's nominal frame duration).

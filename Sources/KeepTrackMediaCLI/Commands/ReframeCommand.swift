@@ -9,8 +9,8 @@ enum ReframeCommand {
     static let spec = CommandSpec(
         name: "reframe",
         summary: "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched.",
-        arguments: "IN OUT",
-        positionals: 2...2,
+        arguments: "IN OUT | IN --plan-only --plan-out FILE",
+        positionals: 1...2,
         options: [
             .value("aspect", "W:H", "Target aspect ratio (default 9:16)."),
             .value("size", "WxH", "Scale the crop to this size (even numbers; default: the crop's own pixels, no scaling)."),
@@ -18,6 +18,9 @@ enum ReframeCommand {
             .value("crf", "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc)."),
             .value("preset", "P", "x264/x265 preset: ultrafast ... veryslow (default medium)."),
             .value("plan-out", "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
+            .value("frame-memory", "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice)."),
+            .flag("plan-only", "Analyse and plan only: write --plan-out FILE and the summary, encode nothing (no OUT)."),
+            .value("plan", "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
             .flag("json", "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
             .flag("force", "Replace OUT if it exists."),
         ],
@@ -43,7 +46,11 @@ enum ReframeCommand {
         Audio and other tracks are copied byte for byte with their enabled flags, alternate groups and references;
         movie metadata (creation date, location, make, model) is kept. Timed metadata describing the old picture
         (detected faces, orientation) is dropped and reported.
-        --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "frames": [{"time", "x", "y"}]}.
+        --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "frames": [{"time", "x", "y"}]}
+        (x, y: the crop's top-left corner in display pixels, one entry per frame). --plan-only stops there (a full
+        decode, no encode). --plan renders such a file, edited or not, instead of detecting: it must have this
+        movie's frame count and crop size (same --aspect), positions inside the picture, increasing cuts; odd
+        positions are rounded down to even; a plan that does not fit is refused (65) naming the field.
         Exit status: 0; 64 bad usage; 65 unsupported or malformed input; 66 missing input; 73 output exists.
         """
     ) { invocation, console in
@@ -65,6 +72,16 @@ enum ReframeCommand {
         }
         options.crf = try invocation.number("crf", in: 0...51)
         options.planOutput = invocation.value("plan-out")
+        options.planInput = invocation.value("plan")
+        if let memory = try invocation.number("frame-memory", in: 0...1_048_576) { options.retainedFramesBudget = Int(memory * 1_048_576) }
+        options.planOnly = invocation.flag("plan-only")
+        if options.planOnly {
+            guard invocation.positionals.count == 1, options.planOutput != nil, options.planInput == nil else {
+                throw KeepTrackCLIError.usage("--plan-only takes IN and --plan-out FILE (no OUT, no --plan)")
+            }
+        } else if invocation.positionals.count != 2 {
+            throw KeepTrackCLIError.usage("reframe takes IN and OUT (or IN --plan-only --plan-out FILE)")
+        }
         if let preset = invocation.value("preset") {
             let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
             guard presets.contains(preset) else { throw KeepTrackCLIError.usage("--preset is one of \(presets.joined(separator: ", ")); not '\(preset)'") }
@@ -73,7 +90,8 @@ enum ReframeCommand {
         let bar = ReframeProgressDisplay(console: console)
         let summary: ReframeSummary
         do {
-            summary = try Reframer.run(input: invocation.positionals[0], output: invocation.positionals[1], options: options) { bar.update($0) }
+            summary = try Reframer.run(input: invocation.positionals[0], output: invocation.positionals.count > 1 ? invocation.positionals[1] : "",
+                                       options: options) { bar.update($0) }
         } catch let error as CodecError {
             bar.finish()
             throw KeepTrackError.unsupported(error.description)
@@ -97,6 +115,9 @@ enum ReframeCommand {
     }
 
     static func text(_ summary: ReframeSummary) -> String {
+        if summary.output.isEmpty, let statistics = summary.statistics {
+            return "planned \(summary.path?.offsets.count ?? 0) frames (crop \(summary.crop?.width ?? 0)x\(summary.crop?.height ?? 0)): \(statistics.shots) shot(s), \(summary.framesWithFaces) of \(summary.analysedFrames) detections with faces; nothing encoded"
+        }
         guard !summary.passthrough, let size = summary.outputSize, let codec = summary.codec,
               let statistics = summary.statistics, let coverage = summary.coverage else {
             return "wrote \(summary.output): passed through (\(summary.orientation.displayWidth)x\(summary.orientation.displayHeight))"
