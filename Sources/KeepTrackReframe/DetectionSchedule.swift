@@ -8,11 +8,13 @@
 /// budget, frames are chosen in this order:
 /// - a likely cut: at once (it may overdraw the budget by one face detection: a new shot needs its subject);
 /// - the first frame;
-/// - otherwise no sooner than `minimumInterval` frames after the last detection, and while the picture has
+/// - otherwise no sooner than `minimumInterval` frames after the last detection (a third of that while the
+///   latest known detection found nobody, to find a returning person sooner), and while the picture has
 ///   not changed since then (nothing moved beyond noise), no sooner than `stillInterval`: the detector would
-///   find the same faces again.
+///   find the same faces again. A still stretch saves budget for the moves after it.
 /// Whole people (the slower body detector) are looked for on a detection only while the latest known
-/// detection found no face, no more often than `peopleInterval`, and only when the budget holds both costs;
+/// detection found no face, no more often than `peopleInterval`, not on a picture that has not changed
+/// since the last detection, and only when the budget holds both costs;
 /// their cost is charged up front and refunded when the face detector did find a face on that picture
 /// (the body detector then does not run).
 public struct DetectionSchedule: Sendable, Equatable {
@@ -49,9 +51,12 @@ public struct DetectionSchedule: Sendable, Equatable {
     public struct Known: Sendable, Equatable {
         public var foundFace: Bool
         public var ranPeople: Bool
-        public init(foundFace: Bool, ranPeople: Bool) {
+        /// Neither a face nor a person.
+        public var foundNobody: Bool
+        public init(foundFace: Bool, ranPeople: Bool, foundNobody: Bool = false) {
             self.foundFace = foundFace
             self.ranPeople = ranPeople
+            self.foundNobody = foundNobody && !foundFace
         }
     }
 
@@ -76,6 +81,7 @@ public struct DetectionSchedule: Sendable, Equatable {
     private var askedPeople: [Bool] = []
     /// Until a detection is known, nobody has been found.
     private var latestFoundFace = false
+    private var latestFoundNobody = false
     private var lastEarned = 0
     /// Detections learnt about so far (`learn` must be called in submission order).
     public private(set) var learnt = 0
@@ -98,14 +104,15 @@ public struct DetectionSchedule: Sendable, Equatable {
         lastEarned = max(lastEarned, frame)
         let due: Bool
         if let lastDetected {
-            due = likelyCut ? credit >= 0
-                : frame - lastDetected >= (still ? stillInterval : minimumInterval) && credit >= costs.face
+            due = likelyCut ? credit >= 0 : frame - lastDetected >= (still ? stillInterval : movingInterval) && credit >= costs.face
         } else {
             due = true  // the first frame: the credit starts with one face and one people detection
         }
         guard due else { return .skip }
         credit -= costs.face
-        let people = !latestFoundFace && credit >= costs.people && lastPeople.map { frame - $0 >= peopleInterval } ?? true
+        // Not on a picture that has not changed: the body detector would find what it found before.
+        let people = !latestFoundFace && !(still && !likelyCut) && credit >= costs.people
+            && lastPeople.map { frame - $0 >= peopleInterval } ?? true
         if people {
             credit -= costs.people
             lastPeople = frame
@@ -116,10 +123,13 @@ public struct DetectionSchedule: Sendable, Equatable {
         return .detect(people: people)
     }
 
+    /// While nobody is in view, three times as often (budget permitting), to find a returning person sooner.
+    var movingInterval: Int { latestFoundNobody ? max(1, minimumInterval / 3) : minimumInterval }
+
     /// Whether `decide(frame:)` would look at the `still` argument for this frame (it is worth computing).
     public func needsStillness(frame: Int) -> Bool {
         guard let lastDetected else { return false }
-        return frame - lastDetected >= minimumInterval && frame - lastDetected < stillInterval
+        return frame - lastDetected >= movingInterval && credit + costs.earnedPerFrame * Double(frame - lastEarned) >= costs.face
     }
 
     /// What detection number `learnt` (0-based, in submission order) found.
@@ -127,6 +137,7 @@ public struct DetectionSchedule: Sendable, Equatable {
         guard learnt < askedPeople.count else { return }
         if askedPeople[learnt] && !known.ranPeople { credit = min(maximumCredit, credit + costs.people) }
         latestFoundFace = known.foundFace
+        latestFoundNobody = known.foundNobody
         learnt += 1
     }
 

@@ -13,7 +13,9 @@ import KeepTrackReframe
 /// the whole plan, is the same on every run whatever the threads' timing.
 final class BackgroundDetections: @unchecked Sendable {
     /// What the analysis may know when it submits a picture: the detections up to this many submissions ago.
-    static let lag = 4
+    /// One: detections are at least a few frames apart (`DetectionSchedule`), so the previous one is nearly
+    /// always done when the next is submitted, and waiting for it costs little.
+    static let lag = 1
 
     struct State: Sendable {
         /// The detection found no face at all.
@@ -23,7 +25,7 @@ final class BackgroundDetections: @unchecked Sendable {
         /// The people detector ran on this picture (it was asked to and no face was found).
         var ranPeople = false
 
-        var known: DetectionSchedule.Known { DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople) }
+        var known: DetectionSchedule.Known { DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople, foundNobody: foundNothing) }
         var foundFace = false
     }
 

@@ -11,7 +11,8 @@ final class DetectionScheduleTests: XCTestCase {
         for frame in 0..<frames {
             while schedule.learnt <= decisions.count - lag {
                 let number = schedule.learnt
-                schedule.learn(DetectionSchedule.Known(foundFace: foundFace(number), ranPeople: decisions[number].1 && !foundFace(number)))
+                schedule.learn(DetectionSchedule.Known(foundFace: foundFace(number), ranPeople: decisions[number].1 && !foundFace(number),
+                                                       foundNobody: !foundFace(number)))
             }
             if case .detect(let people) = schedule.decide(frame: frame, likelyCut: cut(frame), still: still(frame)) {
                 decisions.append((frame, people))
@@ -39,7 +40,7 @@ final class DetectionScheduleTests: XCTestCase {
 
     /// Whatever the picture does, detection never spends more than it earned (plus the first frame's
     /// allowance and one face detection of overdraft), and never looks twice within the minimum interval
-    /// except at a cut.
+    /// (a third of it while nobody is found) except at a cut.
     func testSpendingStaysWithinTheBudget() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20 {
@@ -54,7 +55,7 @@ final class DetectionScheduleTests: XCTestCase {
             }
             XCTAssertLessThanOrEqual(spent, costs.face + costs.people + costs.earnedPerFrame * 3000 + costs.face + 1e-6)
             for (earlier, later) in zip(decisions, decisions.dropFirst()) where !cuts.contains(later.frame) {
-                XCTAssertGreaterThanOrEqual(later.frame - earlier.frame, 10)
+                XCTAssertGreaterThanOrEqual(later.frame - earlier.frame, 3)
             }
         }
         // A clip that is cheap to encode gets fewer detections, not a slower reframe.
@@ -63,6 +64,14 @@ final class DetectionScheduleTests: XCTestCase {
         let few = Self.run(&cheap, frames: 3000).count, many = Self.run(&dear, frames: 3000).count
         XCTAssertEqual(many, 300)
         XCTAssertEqual(few, 30, "the first frame, then one per 100 frames earned")
+    }
+
+    func testWhileNobodyIsFoundItLooksThreeTimesAsOften() {
+        var schedule = DetectionSchedule(costs: .init(earnedPerFrame: 1000, face: 10, people: 0), minimumInterval: 9, stillInterval: 30, peopleInterval: 15)
+        // Nobody (no face; people never asked) from detection 3 on, learnt one detection later.
+        let frames = Self.run(&schedule, frames: 60, lag: 1, foundFace: { $0 < 3 }).map(\.frame)
+        XCTAssertEqual(Array(frames.prefix(4)), [0, 9, 18, 27], "faces: every 9 frames")
+        XCTAssertEqual(Array(frames[4...].prefix(3)), [30, 33, 36], "nobody at 27: every 3 frames")
     }
 
     func testPeopleAreLookedForOnlyWhileNoFaceIsKnownAndTheirCostIsRefundedWhenAFaceWasFound() {
@@ -74,7 +83,11 @@ final class DetectionScheduleTests: XCTestCase {
         XCTAssertEqual(Array(asked.prefix(4)), [true, false, true, false], "unknown: every other detection (people at most every 15 frames)")
         XCTAssertEqual(Array(asked[4..<14]), Array(repeating: false, count: 10), "faces known")
         XCTAssertTrue(asked[14...].contains(true))
-        XCTAssertEqual(asked[14...].filter { $0 }.count, (decisions.count - 14 + 1) / 2, "every other detection once no face is known")
+        let peopleFrames = decisions.filter(\.people).map(\.frame)
+        for (earlier, later) in zip(peopleFrames, peopleFrames.dropFirst()) {
+            XCTAssertGreaterThanOrEqual(later - earlier, 15, "people at most every 15 frames")
+        }
+        XCTAssertGreaterThan(peopleFrames.filter { $0 > decisions[14].frame }.count, 5, "and steadily once no face is known")
         // Refunds: the first detection asked for people, found a face, so its people cost comes back.
         var refund = DetectionSchedule(costs: .init(earnedPerFrame: 0, face: 10, people: 20), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
         XCTAssertEqual(refund.decide(frame: 0, likelyCut: false), .detect(people: true))
