@@ -1,43 +1,55 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harness (parser, track model, inspect, lint, remux planner, the fix /
-# strip-spatial / select / extract edits: FuzzTargets.exercise) with AddressSanitizer and runs it.
-#   Fuzz/run.sh [SECONDS]   fuzz for SECONDS (default 60), seeded from fixtures and variants
-#   Fuzz/run.sh replay      run only the committed regression corpus (Fuzz/regressions)
+# strip-spatial / select / extract edits: FuzzTargets.exercise) with AddressSanitizer and the
+# structure-aware box mutator (Fuzz/BoxMutator.swift), and runs it.
+#   Fuzz/run.sh [SECONDS]   fuzz for SECONDS (default 60) from the committed corpus and seeds
+#   Fuzz/run.sh replay      run only the committed inputs (Fuzz/regressions, Fuzz/corpus, Fuzz/seeds)
+#   Fuzz/run.sh merge       minimise Fuzz/corpus: keep the inputs that add coverage (commit the result)
+# Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_BIG_SEEDS=1 adds the real
+# recordings beside the checkout (MBs each: far fewer executions per second).
+# Seeds (Fuzz/seeds, a few KB each, every layout we read) come from Fuzz/make-seeds.sh.
 # Crashes are written to Fuzz/out/; minimise one with `Fuzz/out/keeptrack-fuzz -minimize_crash=1 FILE`
-# and commit it under Fuzz/regressions/ (it then also runs as a unit test).
+# and commit it under Fuzz/regressions/ (it then also runs as a unit test, FuzzRegressionTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-60}"
 out=Fuzz/out
-mkdir -p "$out/corpus" "$out/seeds"
+mkdir -p "$out/corpus" "$out/seeds" Fuzz/corpus
 binary="$out/keeptrack-fuzz"
 sources=$(find Sources/KeepTrack -name '*.swift' | sort)
-if [ ! -x "$binary" ] || [ -n "$(find Sources/KeepTrack Fuzz/FuzzEntry.swift -newer "$binary" -name '*.swift' | head -1)" ]; then
+if [ ! -x "$binary" ] || [ -n "$(find Sources/KeepTrack Fuzz -newer "$binary" -name '*.swift' | head -1)" ]; then
     echo "fuzz: building harness"
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name KeepTrack \
-        $sources Fuzz/FuzzEntry.swift -o "$binary" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
+        $sources Fuzz/FuzzEntry.swift Fuzz/BoxMutator.swift -o "$binary" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
 fi
-if [ "$mode" = "replay" ]; then
-    if compgen -G "Fuzz/regressions/*" >/dev/null; then
-        "$binary" -runs=0 Fuzz/regressions/* 2>&1 | tail -3
-    fi
-    exit 0
+options=(-max_len=262144 -rss_limit_mb=2048 -timeout=5 -artifact_prefix="$out/" -print_final_stats=1)
+case "$mode" in
+replay)
+    "$binary" -runs=0 "${options[@]}" Fuzz/regressions Fuzz/corpus Fuzz/seeds 2>&1 | grep -E "^(#[0-9]+ *(INITED|DONE)|Done|==[0-9]+==ERROR|SUMMARY)" || true
+    exit 0 ;;
+merge)
+    rm -rf "$out/merged"; mkdir -p "$out/merged"
+    "$binary" -merge=1 "${options[@]}" "$out/merged" Fuzz/corpus "$out/corpus" Fuzz/seeds 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+    rm -rf Fuzz/corpus; mv "$out/merged" Fuzz/corpus
+    echo "fuzz: Fuzz/corpus now holds $(ls Fuzz/corpus | wc -l) inputs, $(du -sh Fuzz/corpus | cut -f1)"
+    exit 0 ;;
+esac
+if [ "${FUZZ_BIG_SEEDS:-0}" = 1 ] && [ -d ../shared/fixtures ]; then
+    cp -f ../shared/fixtures/*.mov ../shared/fixtures/*.mp4 "$out/seeds/" 2>/dev/null || true
 fi
-# Seeds: the real recordings (beside the checkout; never committed) and synthetic variants.
-if [ -d ../shared/fixtures ]; then cp -f ../shared/fixtures/*.mov ../shared/fixtures/*.mp4 "$out/seeds/" 2>/dev/null || true; fi
-if [ ! -x .build/release/keeptrack ]; then swift build -c release --static-swift-stdlib >/dev/null; fi
-for variant in iphone spatial-first mp4 co64 moov-first no-fall audio-only lpcm-spatial; do
-    [ -f "$out/seeds/$variant" ] || .build/release/keeptrack fixture "$variant" "$out/seeds/$variant" >/dev/null
-done
-# Tiny versions of every variant (about 10 KB): many more executions per second reach lint and the edits.
-for variant in $(.build/release/keeptrack fixture --help | sed -n 's/^Variants: //p' | tr -d '.' | tr ',' ' '); do
-    [ -f "$out/seeds/tiny-$variant" ] || .build/release/keeptrack fixture "$variant" "$out/seeds/tiny-$variant" \
-        --duration 0.1 --video-frame-bytes 16 >/dev/null
-done
-cp -f Fuzz/regressions/* "$out/seeds/" 2>/dev/null || true
-echo "fuzz: running for ${mode}s"
-"$binary" "$out/corpus" "$out/seeds" -max_total_time="$mode" -max_len=4194304 -rss_limit_mb=2048 -timeout=5 \
-    -artifact_prefix="$out/" -print_final_stats=1 2>&1 | grep -E "^(#[0-9]+ *DONE|Done|stat::number_of_executed_units|stat::peak_rss|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)" || true
+jobs=${FUZZ_JOBS:-1}
+echo "fuzz: running for ${mode}s ($jobs job(s))"
+log="$out/fuzz.log"
+if [ "$jobs" -gt 1 ]; then
+    # Each worker writes fuzz-N.log; libFuzzer's -jobs mode shares the corpus directory.
+    (cd "$out" && ./keeptrack-fuzz corpus ../corpus ../seeds ../../Fuzz/corpus ../../Fuzz/seeds ../../Fuzz/regressions \
+        -max_total_time="$mode" -jobs="$jobs" -workers="$jobs" -max_len=262144 -rss_limit_mb=2048 -timeout=5 \
+        -artifact_prefix=./ -print_final_stats=1 > "fuzz.log" 2>&1) || true
+    cat "$out"/fuzz-*.log > "$log" 2>/dev/null || true
+else
+    "$binary" "$out/corpus" "$out/seeds" Fuzz/corpus Fuzz/seeds Fuzz/regressions -max_total_time="$mode" "${options[@]}" > "$log" 2>&1 || true
+fi
+grep -E "^(#[0-9]+ *DONE|Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss|stat::new_units_added|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)" "$log" || true
 if compgen -G "$out/crash-*" >/dev/null || compgen -G "$out/timeout-*" >/dev/null || compgen -G "$out/oom-*" >/dev/null; then
     echo "fuzz: FOUND a failing input:"; ls "$out"/crash-* "$out"/timeout-* "$out"/oom-* 2>/dev/null
     exit 1

@@ -5,13 +5,19 @@ import KeepTrackFixtures
 /// Every input the fuzzer ever found (Fuzz/regressions) must end in a value or a KeepTrackError
 /// through the same paths the fuzzer drives (parse, inspect, lint, remux planner, edits).
 final class FuzzRegressionTests: XCTestCase {
+    static func committed(_ folder: String) throws -> [URL] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/" + folder)
+        return try FileManager.default.contentsOfDirectory(atPath: url.path).filter { !$0.hasPrefix(".") }.sorted()
+            .map { url.appendingPathComponent($0) }
+    }
+
     func testRegressionCorpusEndsInValueOrError() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        let files = try Self.committed("regressions")
         XCTAssertFalse(files.isEmpty)
-        for name in files {
-            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+        for file in files {
+            let name = file.lastPathComponent
+            let bytes = Array(try Data(contentsOf: file))
             XCTAssertEqual(FuzzTargets.exercise(bytes).map { "\($0)" }, [], name)
             do {
                 let movie = try Movie(source: MemoryByteSource(bytes))
@@ -20,6 +26,28 @@ final class FuzzRegressionTests: XCTestCase {
                 XCTAssertEqual(error.exitCode, 65, "\(name): \(error)")
             }
         }
+    }
+
+    /// The committed seeds (every layout read, fragmented ones included: Fuzz/make-seeds.sh) and the
+    /// minimised corpus the fuzzer grew from them go through every fuzz target; most seeds are
+    /// movies the edits accept (they reach the planners, not only the parser).
+    func testSeedsAndCorpusEndInValueOrError() throws {
+        let seeds = try Self.committed("seeds")
+        let corpus = try Self.committed("corpus")
+        XCTAssertGreaterThanOrEqual(seeds.count, 20)
+        XCTAssertGreaterThan(corpus.count, seeds.count)
+        var parsed = 0
+        var fragmented = 0
+        for file in seeds + corpus {
+            let bytes = Array(try Data(contentsOf: file))
+            XCTAssertEqual(FuzzTargets.exercise(bytes).map { "\($0)" }, [], file.lastPathComponent)
+            if seeds.contains(file), let movie = try? Movie(source: MemoryByteSource(bytes)) {
+                parsed += 1
+                if movie.isFragmented { fragmented += 1 }
+            }
+        }
+        XCTAssertEqual(parsed, seeds.count, "every seed is a valid movie")
+        XCTAssertGreaterThanOrEqual(fragmented, 7, "fragmented layouts among the seeds")
     }
 
     /// Valid movies (tiny versions of every builder variant) go through every fuzz target without an

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Regenerates the committed fuzz seeds (Fuzz/seeds/): a few frames of a tiny video in every layout
+# keeptrack reads — progressive moov-last and moov-first (.mov/.mp4), fragmented by ffmpeg
+# (frag_keyframe+empty_moov, frag_every_frame, dash, cmaf, a partially fragmented file whose moov
+# holds the first samples, default_base_moof, negative CTS offsets), HEVC, and tiny keeptrack
+# fixture variants (iPhone layout: stereo + APAC in one alternate group, mebx, fall references).
+# Each seed is a few KB. Reproduce: Fuzz/make-seeds.sh   (needs ffmpeg and a release build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seeds=Fuzz/seeds
+mkdir -p "$seeds"
+KT=.build/release/keeptrack
+[ -x "$KT" ] || swift build -c release --static-swift-stdlib >/dev/null
+in=(-f lavfi -i "testsrc=size=32x32:rate=10:duration=0.6" -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=0.6")
+h264=(-c:v libx264 -preset ultrafast -g 3 -bf 1 -pix_fmt yuv420p -c:a aac -b:a 8k -ac 1)
+ff() { ffmpeg -v error -nostdin -y "${in[@]}" "${h264[@]}" "$@"; }
+ff "$seeds/ff-progressive.mov"
+ff -movflags +faststart "$seeds/ff-faststart.mp4"
+ff -movflags frag_keyframe+empty_moov "$seeds/ff-frag-keyframe.mp4"
+ff -movflags frag_every_frame+empty_moov "$seeds/ff-frag-every-frame.mp4"
+ff -movflags +dash "$seeds/ff-dash.mp4"
+ff -movflags +cmaf "$seeds/ff-cmaf.mp4"
+ff -movflags frag_keyframe "$seeds/ff-partially-fragmented.mp4"
+ff -movflags frag_keyframe+empty_moov+default_base_moof+omit_tfhd_offset "$seeds/ff-default-base-moof.mp4"
+ff -movflags frag_keyframe+empty_moov+negative_cts_offsets "$seeds/ff-negative-cts.mp4"
+ff -f mov -movflags frag_keyframe+empty_moov "$seeds/ff-frag.mov"
+ffmpeg -v error -nostdin -y "${in[@]}" -c:v libx265 -x265-params log-level=error -preset ultrafast -tag:v hvc1 -pix_fmt yuv420p \
+    -c:a aac -b:a 8k -ac 1 "$seeds/ff-hevc.mov"
+for variant in iphone spatial-first both-enabled no-fall moov-first co64 mp4 lpcm-spatial audio-only five-channel; do
+    "$KT" fixture "$variant" "$seeds/kt-$variant" --duration 0.1 --video-frame-bytes 16 --force >/dev/null
+done
+ls -l "$seeds" | awk 'NR > 1 { total += $5; n++ } END { print n " seeds, " total " bytes" }'
