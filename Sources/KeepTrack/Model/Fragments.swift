@@ -356,7 +356,15 @@ struct FragmentTableBuilder {
         let runs = timeToSample.count / 2
         guard runs > 0 else { return }
         let last = Int64(timeToSample[runs * 2 - 1])
-        var delta = last + Int64(bitPattern: time &- endTime)
+        // Decode times come from the file: any two may be far apart (no wrapping arithmetic on them).
+        var delta: Int64
+        if time < endTime {
+            let back = endTime - time
+            delta = back > UInt64(last) ? -1 : last - Int64(back)
+        } else {
+            let gap = time - endTime
+            delta = gap > UInt64(UInt32.max) ? Int64(UInt32.max) + 1 : last + Int64(gap)
+        }
         if delta < 0 {
             summary.timingNotes.append("\(path): decode time \(time) is \(endTime - time) before the end of the previous sample; its duration became 0")
             delta = 0
@@ -365,7 +373,7 @@ struct FragmentTableBuilder {
             summary.timingNotes.append("\(path): decode time \(time) leaves a gap longer than one sample duration can hold")
             delta = Int64(UInt32.max)
         }
-        if timeToSample[runs * 2 - 2] == 1 {
+        if timeToSample[runs * 2 - 2] <= 1 {
             timeToSample[runs * 2 - 1] = UInt32(delta)
         } else {
             timeToSample[runs * 2 - 2] -= 1
