@@ -126,7 +126,11 @@ public struct Movie: Sendable {
         // Beyond what 64 bits hold (a lying sample table): say "unknown" rather than trap.
         mvhd.duration = scaled.isFinite && scaled >= 0 && scaled < 0x1p63 ? UInt64(scaled) : UInt64.max
         if mvhd.duration > UInt64(UInt32.max) { mvhd.header.version = 1 }
-        if original == nil { mvhd.nextTrackID = (tracks.map(\.id).max() ?? 0) + 1 }
+        if original == nil {
+            // A track id of 0xFFFFFFFF leaves no next id: all ones means "search for a free one".
+            let highest = tracks.map(\.id).max() ?? 0
+            mvhd.nextTrackID = highest == .max ? .max : highest + 1
+        }
         header = mvhd
         guard let index = boxes.firstIndex(where: { $0.type == "moov" }) else { return }
         var encoded = try mvhd.encoded()
