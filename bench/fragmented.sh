@@ -24,6 +24,28 @@ echo "Input: \`ffmpeg -movflags frag_keyframe+empty_moov+default_base_moof\` of 
 python3 bench/measure.py --runs 7 --title "structure of a fragmented 1 GB movie" \
     --cmd keeptrack "$KT inspect --json $work/fragmented.mp4" \
     --cmd ffprobe "ffprobe -v error -show_streams -show_format -of json $work/fragmented.mp4"
+# Bytes inspect reads (strace's read/pread64 return values) against the bytes outside mdat payloads.
+if command -v strace > /dev/null; then
+    strace -f -e trace=read,pread64,readv,preadv -o "$work/trace" $KT inspect --json "$work/fragmented.mp4" > /dev/null
+    read_bytes=$(awk '/= [0-9]+$/ { s += $NF } END { print s + 0 }' "$work/trace")
+    structure=$(python3 - "$work/fragmented.mp4" <<'PY'
+import struct, sys
+total, pos = 0, 0
+with open(sys.argv[1], "rb") as f:
+    f.seek(0, 2); end = f.tell()
+    while pos + 8 <= end:
+        f.seek(pos); size, kind = struct.unpack(">I4s", f.read(8)); header = 8
+        if size == 1: size = struct.unpack(">Q", f.read(8))[0]; header = 16
+        elif size == 0: size = end - pos
+        total += header if kind == b"mdat" else size
+        pos += size
+print(total)
+PY
+)
+    echo
+    echo "keeptrack inspect read $read_bytes bytes of the file (strace: every read/pread64), which has $structure bytes of boxes outside the mdat payloads: it never reads media data."
+fi
+echo
 python3 bench/measure.py --runs 5 --title "defragmenting remux (verified) vs a durable copy" --before "rm -f $work/out.mp4 $work/copy.mp4" \
     --cmd "cp + sync" "sh -c 'cp $work/fragmented.mp4 $work/copy.mp4 && sync $work/copy.mp4'" \
     --cmd "keeptrack remux" "$KT remux $work/fragmented.mp4 $work/out.mp4" \
