@@ -21,7 +21,7 @@ let package = Package(
         // Core: Foundation only, no C dependency, portable to Apple platforms.
         .target(name: "KeepTrack"),
         // Camera path planning for reframing: detections -> tracks -> shots -> a smooth crop path. Pure Swift.
-        .target(name: "KeepTrackReframe"),
+        .target(name: "KeepTrackFraming"),
         // C shim over libfacedetection's C++ entry point (YuNet face detector, BSD-3, licenses/).
         .target(
             name: "CFaceDetect",
@@ -36,16 +36,16 @@ let package = Package(
                 ]),
             ]
         ),
-        // Swift face detector over CFaceDetect, producing KeepTrackReframe detections.
-        .target(name: "KeepTrackFaces", dependencies: ["CFaceDetect", "KeepTrackReframe"]),
+        // Swift face detector over CFaceDetect, producing KeepTrackFraming detections.
+        .target(name: "KeepTrackFaces", dependencies: ["CFaceDetect", "KeepTrackFraming"]),
         // C shim over OpenCV's HOG people detector (Debian 12's libopencv-objdetect-dev, installed by scripts/setup.sh).
         .target(
             name: "CPeopleDetect",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
             linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
         ),
-        // Swift person (body) detector over CPeopleDetect, producing KeepTrackReframe detections.
-        .target(name: "KeepTrackPeople", dependencies: ["CPeopleDetect", "KeepTrackReframe"]),
+        // Swift person (body) detector over CPeopleDetect, producing KeepTrackFraming detections.
+        .target(name: "KeepTrackPeople", dependencies: ["CPeopleDetect", "KeepTrackFraming"]),
         // Synthetic iPhone-layout movies for tests, benchmarks and the demo.
         .target(name: "KeepTrackFixtures", dependencies: ["KeepTrack"]),
         // System libraries (Debian 12 packages installed by scripts/setup.sh): FFmpeg 5.1 codecs and libebur128.
@@ -54,18 +54,18 @@ let package = Package(
         // Codec layer: decodes/encodes keeptrack's own demuxed samples with libavcodec; audio levels and loudness.
         .target(name: "KeepTrackCodec", dependencies: ["KeepTrack", "CFFmpeg", "CEbur128"]),
         // Reframing pipeline: decode, find the subject, plan, crop and encode the video; pass the audio through.
-        .target(name: "KeepTrackReframer", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframe"]),
+        .target(name: "KeepTrackReframePipeline", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackFraming"]),
         // Container commands and the table-driven argument parser; links no C library.
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
         // Commands that decode or encode media (levels, reframe, demo, compare --levels).
-        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframer"]),
+        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframePipeline"]),
         // `keeptrack` starts fast and hands media commands to `keeptrack-media` beside it.
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrack", "KeepTrackCLI"]),
         .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrack", "KeepTrackMediaCLI"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(
             name: "KeepTrackTests",
-            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackReframe", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframer"],
+            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframePipeline"],
             exclude: ["Golden", "Judge"]
         ),
     ],

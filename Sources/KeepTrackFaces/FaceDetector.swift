@@ -1,5 +1,5 @@
 import CFaceDetect
-import KeepTrackReframe
+import KeepTrackFraming
 
 /// Finds faces with libfacedetection (YuNet CNN, BSD-3; weights are compiled into the library).
 /// Works best on frames about 480–640 px wide; callers scale frames down and scale boxes back up.

@@ -1,5 +1,5 @@
 import CPeopleDetect
-import KeepTrackReframe
+import KeepTrackFraming
 
 /// Finds upright people — seen from the front, the back or the side, near or far — with OpenCV's HOG
 /// people detector (Debian's libopencv-objdetect; the SVM ships inside the library). It sees bodies, so it

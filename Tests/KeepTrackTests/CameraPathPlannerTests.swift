@@ -1,5 +1,5 @@
 import XCTest
-@testable import KeepTrackReframe
+@testable import KeepTrackFraming
 
 /// A synthetic scene: where the face really is on every frame (nil when it is out of view), and what a
 /// detector analysing every `sampleEvery`-th frame would report (a few pixels of deterministic noise,

@@ -1,5 +1,5 @@
 import XCTest
-import KeepTrackReframe
+import KeepTrackFraming
 
 /// The detection schedule: which frames the analysis looks at, within a budget that grows with the frames.
 final class DetectionScheduleTests: XCTestCase {

@@ -3,8 +3,8 @@ import Foundation
 import XCTest
 import KeepTrack
 import KeepTrackFaces
-import KeepTrackReframe
-@testable import KeepTrackReframer
+import KeepTrackFraming
+@testable import KeepTrackReframePipeline
 
 /// Frame sizes that used to corrupt the heap (426×240 aborted with `malloc(): corrupted top size`):
 /// swscale's BGR24 writers store past a row's last pixel, and the detection buffer was packed tightly.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import KeepTrack
+import KeepTrackCodec
+import KeepTrackReframePipeline
 
 final class EncodedVideoTrackTests: XCTestCase {
     /// Rebuilds the video track of an ffmpeg-made movie (H.264 with B-frames, so decode and presentation

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import KeepTrackFaces
-import KeepTrackReframe
+import KeepTrackFraming
 
 /// The test photograph the set-up fetched (scikit-image's public-domain astronaut.png, sha256-pinned).
 enum TestPhotographs {

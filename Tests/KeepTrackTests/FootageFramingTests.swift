@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
-import KeepTrackReframe
-@testable import KeepTrackReframer
+import KeepTrackFraming
+@testable import KeepTrackReframePipeline
 
 /// reframe on real footage nobody on this project made, judged by an independent detector: OpenCV's Haar
 /// face cascade (Judge/haar_faces.py through Debian's python3-opencv), not the YuNet detector reframe uses.

@@ -1,6 +1,6 @@
 import XCTest
-@testable import KeepTrackReframer
-import KeepTrackReframe
+@testable import KeepTrackReframePipeline
+import KeepTrackFraming
 
 final class FrameOperationsTests: XCTestCase {
     /// A stored 4x2 picture with distinct pixels; for every rotation, cropping the stored rectangle that

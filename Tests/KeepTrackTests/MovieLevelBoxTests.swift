@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 import KeepTrackFixtures
-@testable import KeepTrackReframer
+@testable import KeepTrackReframePipeline
 
 /// Boxes of the movie itself (ftyp, moov's own children, top-level boxes keeptrack does not know) come
 /// out of every rewrite with their own bytes, whatever the tracks' data come from.

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import KeepTrackFaces
 import KeepTrackPeople
-import KeepTrackReframe
-@testable import KeepTrackReframer
+import KeepTrackFraming
+@testable import KeepTrackReframePipeline
 
 /// The person (body) detector on real footage nobody on this project made (../shared/fixtures/footage):
 /// people with their backs to the camera, whose faces the face detector does not find.

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 import KeepTrack
-import KeepTrackReframe
-@testable import KeepTrackReframer
+import KeepTrackFraming
+@testable import KeepTrackReframePipeline
 
 /// `--plan-out`, `--plan` and `--plan-only`: the crop path as a file a person can read, edit and render.
 final class ReframePlanTests: XCTestCase {

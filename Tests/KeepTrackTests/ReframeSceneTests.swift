@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 import KeepTrackFaces
 import KeepTrackFixtures
-import KeepTrackReframe
-import KeepTrackReframer
+import KeepTrackFraming
+import KeepTrackReframePipeline
 
 /// Writes a ReframeScene clip with ffmpeg (skips when ffmpeg or the test photograph is missing).
 func writeScene(_ scene: ReframeScene, in folder: TemporaryFolder, codec: ReframeScene.VideoCodec = .h264,

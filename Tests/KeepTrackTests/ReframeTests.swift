@@ -5,9 +5,9 @@ import KeepTrackCodec
 import KeepTrackFixtures
 @testable import KeepTrackCLI
 @testable import KeepTrackMediaCLI
-import KeepTrackReframe
+import KeepTrackFraming
 import KeepTrackFaces
-@testable import KeepTrackReframer
+@testable import KeepTrackReframePipeline
 
 /// End-to-end proof on rendered clips with ground truth: the real photograph moves along a known path; the
 /// reframed output must keep the face inside the crop, keep the camera still when the person is, and pass

@@ -1,5 +1,6 @@
 import XCTest
 @testable import KeepTrack
+import KeepTrackReframePipeline
 
 final class ReframeTracksTests: XCTestCase {
     func testIPhoneRecordingKeepsAudioAndNonGeometryMetadataDropsFacesAndOrientation() throws {

@@ -1,6 +1,6 @@
 import XCTest
-@testable import KeepTrackReframe
-@testable import KeepTrackReframer
+@testable import KeepTrackFraming
+@testable import KeepTrackReframePipeline
 import Foundation
 
 /// The pieces that let the analysis decode only referenced frames: every frame's time from the sample

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import KeepTrack
+import KeepTrackCodec
 
 final class VideoParameterSetsTests: XCTestCase {
     func testAnnexBSplittingAndLengthPrefixing() {

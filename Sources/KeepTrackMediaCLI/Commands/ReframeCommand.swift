@@ -2,7 +2,7 @@ import Foundation
 import KeepTrack
 import KeepTrackCLI
 import KeepTrackCodec
-import KeepTrackReframer
+import KeepTrackReframePipeline
 
 /// `keeptrack reframe IN OUT`: horizontal video to vertical, following the person; audio untouched.
 enum ReframeCommand {

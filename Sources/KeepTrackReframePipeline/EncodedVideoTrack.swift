@@ -1,3 +1,5 @@
+import KeepTrack
+
 /// One encoded video frame as an encoder hands it out, in decode order.
 public struct EncodedVideoSample: Sendable, Equatable {
     public var size: UInt32

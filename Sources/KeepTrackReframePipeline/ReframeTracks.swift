@@ -1,3 +1,5 @@
+import KeepTrack
+
 /// Which tracks a reframed movie keeps: the video track being reframed is replaced by its re-encoded
 /// version (same track id, so references to it stay valid); every audio track and every other track is
 /// passed through byte for byte with its flags, group and references; timed metadata that describes the

@@ -4,7 +4,7 @@ import KeepTrack
 import KeepTrackCodec
 import KeepTrackFaces
 import KeepTrackPeople
-import KeepTrackReframe
+import KeepTrackFraming
 
 /// Decoded frames the analysis keeps for the encoding pass, so a clip that fits in memory is decoded once
 /// (as `ffmpeg -vf crop` decodes it) instead of twice. Each frame is a reference to the decoder's buffer.

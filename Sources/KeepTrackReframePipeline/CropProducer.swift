@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
 import KeepTrack
-import KeepTrackReframe
+import KeepTrackFraming
 
 /// Decodes the video (or takes the frames the analysis kept) and crops every frame at the planned position,
 /// handing the frames to the encoder.

@@ -1,3 +1,5 @@
+import KeepTrack
+
 /// H.264 / HEVC elementary-stream helpers for muxing an encoder's output into a movie: encoders such as
 /// libx264 and libx265 emit Annex B (start-code delimited) NAL units; movies store them length-prefixed
 /// and keep the parameter sets in an `avcC` / `hvcC` configuration box in the sample entry.

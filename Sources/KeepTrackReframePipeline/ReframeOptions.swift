@@ -1,0 +1,47 @@
+import KeepTrackCodec
+import KeepTrackFraming
+
+/// What `keeptrack reframe` does, as options.
+public struct ReframeOptions: Sendable {
+    /// Target aspect ratio, width:height.
+    public var aspect = (width: 9, height: 16)
+    /// Scale the crop to this size (even numbers); nil keeps the crop's own pixels.
+    public var size: (width: Int, height: Int)?
+    /// nil: H.264 for SDR sources, HEVC for HDR sources.
+    public var codec: VideoEncoder.Codec?
+    public var crf: Double?
+    public var preset: String?
+    public var overwrite = false
+    /// Face detection runs this many times per second of video (plus on likely cuts).
+    public var detectionsPerSecond = 3.0
+    /// Longest side of the pictures the face detector sees.
+    public var detectionSize = 480
+    /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
+    public var findPeople = true
+    /// Analyse only the frames other frames reference (the encoding pass settles cuts between them), when
+    /// the clip's frames do not fit in `retainedFramesBudget`.
+    public var analyseReferencedFramesOnly = true
+    /// Detection may cost up to this fraction of what encoding the output at the medium preset costs
+    /// (estimated from pixel counts, the same whatever preset is chosen; see `DetectionSchedule`).
+    public var detectionBudget = 0.06
+    /// A clip whose decoded frames fit in this many bytes is decoded once: the analysis keeps every frame
+    /// for the encoder. Larger clips are decoded twice (referenced frames only, the first time). 0: never keep.
+    public var retainedFramesBudget = 1 << 30
+    public var settings = CameraPathPlanner.Settings()
+    /// Write the planned crop path here as JSON (`PlanFile`).
+    public var planOutput: String?
+    /// Render this crop path (a `PlanFile`, perhaps edited) instead of planning one: no detection.
+    public var planInput: String?
+    /// Analyse and plan only: write `planOutput` and the summary, encode nothing (no output movie).
+    public var planOnly = false
+    public init() {}
+}
+
+/// Progress of a running reframe, for a progress bar.
+public struct ReframeProgress: Sendable {
+    public enum Phase: String, Sendable { case analysing, encoding }
+    public var phase: Phase
+    public var frames: Int
+    public var totalFrames: Int
+    public var seconds: Double
+}

@@ -1,0 +1,89 @@
+import KeepTrack
+import KeepTrackCodec
+import KeepTrackFraming
+
+/// What a reframe did, for the console and `--json`.
+public struct ReframeSummary: Sendable {
+    public var input: String
+    public var output: String
+    public var passthrough: Bool
+    public var notes: [String] = []
+    public var orientation: (width: Int, height: Int, rotation: Int, displayWidth: Int, displayHeight: Int)
+    public var sourceCodec: String
+    public var hdr: String?
+    public var crop: (width: Int, height: Int)?
+    public var outputSize: (width: Int, height: Int)?
+    public var codec: VideoEncoder.Codec?
+    public var crf: Double?
+    public var preset: String?
+    public var frames = 0
+    public var path: CropPath?
+    public var statistics: PathStatistics?
+    public var coverage: SubjectCoverage?
+    public var analysedFrames = 0
+    /// Frames the analysis decoded (only the referenced ones, unless the timeline did not allow it).
+    public var decodedForAnalysis = 0
+    public var framesWithFaces = 0
+    public var keptTracks: [UInt32] = []
+    public var droppedTracks: [(id: UInt32, reason: String)] = []
+    public var timings: [(String, Double)] = []
+    /// The written file read back (tracks, sample tables, placement), as remux does.
+    public var verification: WriteVerification.Result?
+
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("input", .string(input)), ("output", .string(output)), ("passthrough", .bool(passthrough)),
+            ("notes", .array(notes.map(JSONValue.string))),
+            ("source", .object([
+                ("width", .int(Int64(orientation.width))), ("height", .int(Int64(orientation.height))),
+                ("rotation", .int(Int64(orientation.rotation))), ("displayWidth", .int(Int64(orientation.displayWidth))),
+                ("displayHeight", .int(Int64(orientation.displayHeight))), ("codec", .string(sourceCodec)), ("hdr", .optional(hdr)),
+            ])),
+        ]
+        if let crop, let outputSize, let codec {
+            fields.append(("video", .object([
+                ("cropWidth", .int(Int64(crop.width))), ("cropHeight", .int(Int64(crop.height))),
+                ("width", .int(Int64(outputSize.width))), ("height", .int(Int64(outputSize.height))),
+                ("codec", .string(codec.rawValue)), ("crf", .optional(crf)), ("preset", .optional(preset)), ("frames", .int(Int64(frames))),
+            ])))
+        }
+        if let path, let statistics, let coverage {
+            fields.append(("subject", .object([
+                ("analysedFrames", .int(Int64(analysedFrames))), ("decodedForAnalysis", .int(Int64(decodedForAnalysis))), ("framesWithFaces", .int(Int64(framesWithFaces))),
+                ("framesInsideCrop", .int(Int64(coverage.framesInside))), ("framesPossible", .int(Int64(coverage.possibleFrames))),
+                ("coverage", .double((coverage.fraction * 10000).rounded() / 10000)),
+            ])))
+            fields.append(("shots", .object([
+                ("count", .int(Int64(statistics.shots))), ("steady", .int(Int64(statistics.steadyShots))),
+                ("cuts", .array(path.shots.dropFirst().map { .int(Int64($0.lowerBound)) })),
+            ])))
+            fields.append(("path", .object([
+                ("axis", .string(path.axis.rawValue)), ("firstOffset", .optional(path.offsets.first)),
+                ("lastOffset", .optional(path.offsets.last)), ("movingFrames", .int(Int64(statistics.movingFrames))),
+                ("maximumSpeed", .double(statistics.maximumSpeed.rounded())), ("maximumAcceleration", .double(statistics.maximumAcceleration.rounded())),
+                ("reversals", .int(Int64(statistics.reversals))), ("largestStep", .int(Int64(statistics.largestStep))),
+            ])))
+        }
+        fields.append(("tracks", .object([
+            ("kept", .array(keptTracks.map { .int(Int64($0)) })),
+            ("dropped", .array(droppedTracks.map { .object([("id", .int(Int64($0.id))), ("reason", .string($0.reason))]) })),
+        ])))
+        if let verification {
+            fields.append(("verified", .object([("tracks", .int(Int64(verification.tracks))), ("samples", .int(Int64(verification.samples)))])))
+        }
+        fields.append(("timings", .object(timings.map { ($0.0, .double(($0.1 * 1000).rounded() / 1000)) })))
+        return .object(fields)
+    }
+}
+
+extension Reframer {
+    /// The crop path and what it is made of, for the summary.
+    static func describe(_ path: CropPath, analysis: Analysis, in summary: inout ReframeSummary) {
+        summary.path = path
+        summary.statistics = PathStatistics(path: path, frameTimes: analysis.frameTimes)
+        summary.coverage = SubjectCoverage(path: path, faces: path.subjectFaces)
+        summary.analysedFrames = analysis.samples.count
+        summary.decodedForAnalysis = analysis.analysedFrames.count
+        summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import KeepTrack
+import KeepTrackCodec
+import KeepTrackFraming
+
+/// Reframes a movie: finds the person, plans a camera path, crops and re-encodes the video, and passes
+/// every other track (audio above all) through byte for byte.
+public enum Reframer {
+    public static func run(input: String, output: String, options: ReframeOptions,
+                           progress: (ReframeProgress) -> Void = { _ in }) throws -> ReframeSummary {
+        let started = Date()
+        let movie = try Movie.open(path: input)
+        let tracks = try ReframeTracks(movie: movie)
+        let video = tracks.video
+        guard let entry = video.visualEntry else {
+            throw KeepTrackError.malformed(path: video.path, offset: video.box.offset, reason: "video track has no visual sample entry")
+        }
+        let orientation = DisplayOrientation(rotation: video.header.rotation ?? 0, storedWidth: Int(entry.width), storedHeight: Int(entry.height))
+        var summary = ReframeSummary(input: input, output: output, passthrough: false,
+                                     orientation: (orientation.storedWidth, orientation.storedHeight, orientation.rotation,
+                                                   orientation.displayWidth, orientation.displayHeight),
+                                     sourceCodec: video.codecName ?? video.format?.description ?? "?", hdr: video.video?.hdr)
+        if video.header.rotation == nil {
+            summary.notes.append("the video matrix is not a pure rotation; treated as upright")
+        }
+        // A vertical target and a picture already as narrow: nothing to crop; the movie is copied as it is.
+        // (A square or wide target cuts a portrait picture vertically instead.)
+        let verticalTarget = options.aspect.width < options.aspect.height
+        if verticalTarget, orientation.displayWidth * options.aspect.height <= orientation.displayHeight * options.aspect.width {
+            var remux = MovieOutput.Options()
+            remux.overwrite = options.overwrite
+            let copied = try MovieOutput.remux(input: input, output: output, options: remux)
+            summary.verification = copied.verification
+            summary.notes += copied.notes
+            summary.passthrough = true
+            summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
+            let unused = [("--size", options.size != nil), ("--codec", options.codec != nil), ("--crf", options.crf != nil),
+                          ("--preset", options.preset != nil)].filter(\.1).map(\.0)
+            if !unused.isEmpty {
+                summary.notes.append("\(unused.joined(separator: ", ")) not applied: nothing was re-encoded")
+            }
+            summary.keptTracks = movie.tracks.map(\.id)
+            summary.timings = [("total", Date().timeIntervalSince(started))]
+            return summary
+        }
+        if let plan = options.planOutput, !options.overwrite, FileManager.default.fileExists(atPath: plan) {
+            throw KeepTrackError.outputExists(plan)
+        }
+        if options.planOnly {
+            guard options.planOutput != nil else { throw KeepTrackError.usage("--plan-only needs --plan-out FILE") }
+            return try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: nil,
+                               options: options, summary: summary, started: started, progress: progress)
+        }
+        let destination = try OutputFile(destination: output, overwrite: options.overwrite, inputs: [input])
+        do {
+            let result = try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: destination,
+                                     options: options, summary: summary, started: started, progress: progress)
+            try destination.commit()
+            return result
+        } catch {
+            destination.discard()
+            throw error
+        }
+    }
+
+    static func reframe(movie: Movie, tracks: ReframeTracks, orientation: DisplayOrientation, destination: OutputFile?,
+                        options: ReframeOptions, summary initial: ReframeSummary, started: Date,
+                        progress: (ReframeProgress) -> Void) throws -> ReframeSummary {
+        var summary = initial
+        let video = tracks.video
+        let totalFrames = video.sampleTable.sampleCount
+
+        let crop = CameraPathPlanner.cropSize(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
+                                              aspectWidth: options.aspect.width, aspectHeight: options.aspect.height)
+        let outputSize = options.size ?? crop
+
+        // 1. Analyse: frame times, picture differences, faces and people within the detection budget.
+        let analysis = try analyse(movie, video, orientation: orientation, options: options,
+                                   outputPixels: outputSize.width * outputSize.height, detect: options.planInput == nil,
+                                   keep: destination != nil) { frames, seconds in
+            progress(ReframeProgress(phase: .analysing, frames: frames, totalFrames: totalFrames, seconds: seconds))
+        }
+        let analysed = Date()
+        guard !analysis.frameTimes.isEmpty else { throw KeepTrackError.unsupported("the video track decoded to no frames") }
+
+        // 2. Plan the camera path.
+        let (cuts, uncertainCuts) = analysis.cuts()
+        let planner = CameraPathPlanner(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
+                                        cropWidth: crop.width, cropHeight: crop.height, settings: options.settings)
+        var path: CropPath
+        if let planFile = options.planInput {
+            path = try PlanFile.read(planFile, sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
+                                     crop: crop, frameCount: analysis.frameTimes.count)
+        } else {
+            path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
+        }
+        guard let destination else {
+            // --plan-only: the plan and what it is made of, no movie.
+            try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
+            summary.output = ""
+            summary.crop = crop
+            describe(path, analysis: analysis, in: &summary)
+            summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds),
+                               ("total", Date().timeIntervalSince(started))]
+            return summary
+        }
+
+        // 3. Encode settings: HDR stays HDR (HEVC Main10 with its transfer), SDR becomes 8-bit.
+        let choice = try encodeChoice(video: video, analysis: analysis, outputSize: outputSize, options: options, hdr: summary.hdr)
+        let encoder = try VideoEncoder(choice.settings)
+        if video.video?.dolbyVision != nil {
+            summary.notes.append("Dolby Vision metadata (\(video.video?.dolbyVision ?? "")) dropped: its dynamic metadata describes the uncropped picture and cannot be carried through a re-encode; the \(summary.hdr ?? "HDR") base picture and its colour description are kept")
+        }
+        if orientation.rotation != 0 {
+            summary.notes.append("source stored rotated \(orientation.rotation)°: cropped in display orientation, written upright with an identity matrix")
+        }
+
+        // 4. Decode again, crop each frame at the planned position, encode; encoded frames go to a data file.
+        let dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
+        defer { dataFile.discard() }
+        let cropper = try FrameCropper(orientation: orientation, crop: crop, output: outputSize, sourceFormat: analysis.pixelFormat,
+                                       outputFormat: choice.pixelFormat)
+        let encodeStarted = Date()
+        let encoded = try encodePass(movie: movie, video: video, analysis: analysis, path: &path, uncertainCuts: uncertainCuts,
+                                     cropper: cropper, encoder: encoder, into: dataFile, progress: progress)
+        let frameIndex = encoded.framesEncoded
+        if analysis.timeline == nil || frameIndex == 0 {
+            guard frameIndex == path.offsets.count else {
+                throw KeepTrackError.io("the encoding pass produced \(frameIndex) frames, the analysis \(path.offsets.count)")
+            }
+        } else if frameIndex < path.offsets.count {
+            summary.notes.append("\(path.offsets.count - frameIndex) of \(path.offsets.count) video frames could not be decoded and are missing from the output")
+        }
+        let encodedAt = Date()
+
+        // 5. Mux: the new video track in the old one's place, every other kept track byte for byte.
+        let (written, keptTracks) = try mux(movie: movie, tracks: tracks, codec: choice.codec, extradata: encoder.extradata,
+                                            colour: analysis.colour, outputSize: outputSize, samples: encoded.samples,
+                                            frameTimes: analysis.frameTimes, data: dataFile, into: destination)
+        summary.verification = written.verification
+        summary.notes += written.notes  // fragment indexes or media data the output does not carry
+        try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
+        let muxed = Date()
+
+        summary.crop = crop
+        summary.outputSize = outputSize
+        summary.codec = choice.codec
+        summary.crf = choice.crf
+        summary.preset = choice.preset
+        summary.frames = encoded.samples.count
+        describe(path, analysis: analysis, in: &summary)
+        summary.keptTracks = keptTracks
+        summary.droppedTracks = tracks.dropped.map { ($0.track.id, $0.reason) }
+        for dropped in tracks.dropped { summary.notes.append("dropped track \(dropped.track.id): \(dropped.reason)") }
+        summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds), ("encode", encodedAt.timeIntervalSince(encodeStarted)),
+                           ("mux", muxed.timeIntervalSince(encodedAt)), ("total", muxed.timeIntervalSince(started))]
+        return summary
+    }
+
+    static func writePlan(_ path: CropPath, analysis: Analysis, orientation: DisplayOrientation, options: ReframeOptions, input: String) throws {
+        guard let plan = options.planOutput else { return }
+        try PlanFile.write(PlanFile.json(path: path, frameTimes: analysis.frameTimes, sourceWidth: orientation.displayWidth,
+                                         sourceHeight: orientation.displayHeight),
+                           to: plan, overwrite: options.overwrite, inputs: [input])
+    }
+}
