@@ -18,12 +18,28 @@ public struct OptionSpec: Sendable {
     /// nil for a flag.
     public let type: ValueType?
 
-    public static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: nil, help: help, type: nil)
+    public static func flag(_ key: OptionKey<Bool>, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(name: key.name, short: short, valueName: nil, help: help, type: nil)
     }
 
-    public static func value(_ name: String, short: Character? = nil, _ valueName: String, _ help: String, type: ValueType = .text) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: valueName, help: help, type: type)
+    /// An option whose value is any text.
+    public static func value(_ key: OptionKey<String>, short: Character? = nil, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: key.name, short: short, valueName: valueName, help: help, type: .text)
+    }
+
+    /// An option whose value is one of `choices`.
+    public static func value(_ key: OptionKey<String>, short: Character? = nil, _ valueName: String, _ help: String, choices: [String]) -> OptionSpec {
+        OptionSpec(name: key.name, short: short, valueName: valueName, help: help, type: .choice(choices))
+    }
+
+    /// An option whose value is a whole number in `range`.
+    public static func value(_ key: OptionKey<Int>, short: Character? = nil, _ valueName: String, _ help: String, range: ClosedRange<Int>) -> OptionSpec {
+        OptionSpec(name: key.name, short: short, valueName: valueName, help: help, type: .integer(range))
+    }
+
+    /// An option whose value is a number in `range`.
+    public static func value(_ key: OptionKey<Double>, short: Character? = nil, _ valueName: String, _ help: String, range: ClosedRange<Double>) -> OptionSpec {
+        OptionSpec(name: key.name, short: short, valueName: valueName, help: help, type: .number(range))
     }
 
     /// `value` checked against `type`: the usage error names the option and what it takes.
@@ -80,7 +96,7 @@ public struct CommandSpec: Sendable {
 
     public var help: String {
         var lines = ["\(summary)", "", "Usage: \(usage)"]
-        let all = options + [OptionSpec.flag("help", short: "h", "Show this help.")]
+        let all = options + [OptionSpec.flag(.help, short: "h", "Show this help.")]
         lines.append("")
         lines.append("Options:")
         let labels = all.map { option -> String in
@@ -99,8 +115,10 @@ public struct CommandSpec: Sendable {
     }
 }
 
-/// The parsed command line of one command. Reading an option the command does not declare (a typo
-/// in a name) stops the program at its first use instead of reading as absent.
+/// The parsed command line of one command, read through `OptionKey`s: a misspelt option name does not
+/// compile, and a key's type says what it reads. Reading a key the command's table does not list stops
+/// the program at its first use; `ArgumentParserTests.testEveryOptionACommandReadsIsInItsTable` checks
+/// every command's reads in its source against its table, so such a read fails the suite instead.
 public struct Invocation: Sendable {
     public var positionals: [String] = []
     public var flags: Set<String> = []
@@ -114,30 +132,25 @@ public struct Invocation: Sendable {
         precondition((option.valueName == nil) == flag, "'--\(name)' is \(flag ? "an option with a value" : "a flag"), read as \(flag ? "a flag" : "a value")")
     }
 
-    public func flag(_ name: String) -> Bool { checkDeclared(name, flag: true); return flags.contains(name) }
-    public func value(_ name: String) -> String? { checkDeclared(name, flag: false); return values[name]?.last }
-    public func allValues(_ name: String) -> [String] { checkDeclared(name, flag: false); return values[name] ?? [] }
+    public func flag(_ key: OptionKey<Bool>) -> Bool { checkDeclared(key.name, flag: true); return flags.contains(key.name) }
+    public func value(_ key: OptionKey<String>) -> String? { text(key.name) }
+    public func allValues(_ key: OptionKey<String>) -> [String] { checkDeclared(key.name, flag: false); return values[key.name] ?? [] }
+    /// The value of an option declared with an integer range (already checked against it when parsed).
+    public func value(_ key: OptionKey<Int>) -> Int? { text(key.name).flatMap { Int($0) } }
+    /// The value of an option declared with a number range (already checked against it when parsed).
+    public func value(_ key: OptionKey<Double>) -> Double? { text(key.name).flatMap { Double($0) } }
 
-    /// The value of an option declared `.integer` (already checked against its range when parsed).
-    public func integer(_ name: String) -> Int? { value(name).flatMap { Int($0) } }
-    /// The value of an option declared `.number`.
-    public func number(_ name: String) -> Double? { value(name).flatMap { Double($0) } }
-
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = value(name) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw KeepTrackCLIError.usage("--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+    /// The value of a number option, narrowed to `range` where one use of the option takes less than its
+    /// declaration allows (`fixture scene:NAME --duration`).
+    public func value(_ key: OptionKey<Double>, in range: ClosedRange<Double>) throws -> Double? {
+        guard let number = value(key) else { return nil }
+        guard range.contains(number) else {
+            throw KeepTrackCLIError.usage("--\(key.name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text(key.name) ?? "")'")
         }
         return number
     }
 
-    public func number(_ name: String, in range: ClosedRange<Double>) throws -> Double? {
-        guard let text = value(name) else { return nil }
-        guard let number = Double(text), range.contains(number) else {
-            throw KeepTrackCLIError.usage("--\(name) takes a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return number
-    }
+    func text(_ name: String) -> String? { checkDeclared(name, flag: false); return values[name]?.last }
 }
 
 public enum KeepTrackCLIError: Error {

@@ -5,9 +5,9 @@ import KeepTrack
 /// progress, per-file lines, summary and `--report`.
 enum BatchRun {
     static let options: [OptionSpec] = [
-        .flag("recursive", short: "r", "Descend into sub-folders of folder arguments (default: only files directly inside)."),
-        .value("jobs", short: "j", "N", "Files processed at the same time (default: the number of cores).", type: .integer(1...256)),
-        .value("report", "FILE", "Write a JSON report: one row per file (path, findings, action, result, error)."),
+        .flag(.recursive, short: "r", "Descend into sub-folders of folder arguments (default: only files directly inside)."),
+        .value(.jobs, short: "j", "N", "Files processed at the same time (default: the number of cores).", range: 1...256),
+        .value(.report, "FILE", "Write a JSON report: one row per file (path, findings, action, result, error)."),
     ]
 
     static let discussion = """
@@ -20,9 +20,9 @@ enum BatchRun {
     static func run(_ invocation: Invocation, console: Console, command: String, paths: [String],
                     printOutcome: (BatchOutcome, Console) -> Void = printOutcome,
                     body: @escaping @Sendable (BatchFile) -> BatchOutcome) throws -> (outcomes: [BatchOutcome], code: Int32) {
-        let files = Batch.collect(paths, recursive: invocation.flag("recursive"))
+        let files = Batch.collect(paths, recursive: invocation.flag(.recursive))
         guard !files.isEmpty else { throw KeepTrackError.missingInput("no movie files in \(paths.joined(separator: ", "))") }
-        let jobs = invocation.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+        let jobs = invocation.value(.jobs) ?? ProcessInfo.processInfo.activeProcessorCount
         let start = Date()
         let progress = files.count > 1 ? ProgressDisplay(console: console, total: files.count, start: start) : nil
         var report: (@Sendable (Int, Int) -> Void)?
@@ -32,9 +32,9 @@ enum BatchRun {
         let seconds = Date().timeIntervalSince(start)
         for outcome in outcomes { printOutcome(outcome, console) }
         if files.count > 1 { console.note(summary(outcomes, seconds: seconds)) }
-        if let reportPath = invocation.value("report") {
+        if let reportPath = invocation.value(.report) {
             let text = Batch.report(outcomes, command: command, seconds: seconds).rendered() + "\n"
-            try OutputFile.write(to: reportPath, overwrite: invocation.flag("force")) { try $0.write(Array(text.utf8)) }
+            try OutputFile.write(to: reportPath, overwrite: invocation.flag(.force)) { try $0.write(Array(text.utf8)) }
         }
         return (outcomes, Batch.worstExitCode(outcomes))
     }

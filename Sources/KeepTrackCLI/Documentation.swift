@@ -25,7 +25,7 @@ public enum Documentation {
     }
 
     static func allOptions(_ command: CommandSpec) -> [OptionSpec] {
-        command.options + [OptionSpec.flag("help", short: "h", "Show this help.")]
+        command.options + [OptionSpec.flag(.help, short: "h", "Show this help.")]
     }
 
     // MARK: man

@@ -33,12 +33,12 @@ final class CommandLineTests: XCTestCase {
 
     func testValueOptionForms() throws {
         let spec = CommandSpec(name: "t", summary: "", arguments: "A", positionals: 1...1,
-                               options: [.value("size", short: "s", "WxH", ""), .flag("force", "")]) { _, _ in 0 }
+                               options: [.value(.size, short: "s", "WxH", ""), .flag(.force, "")]) { _, _ in 0 }
         let a = try ArgumentParser.parse(["--size=2x3", "in"], for: spec)
-        XCTAssertEqual(a.value("size"), "2x3")
+        XCTAssertEqual(a.value(.size), "2x3")
         let b = try ArgumentParser.parse(["-s", "4x5", "--force", "--", "-in"], for: spec)
-        XCTAssertEqual(b.value("size"), "4x5")
-        XCTAssertTrue(b.flag("force"))
+        XCTAssertEqual(b.value(.size), "4x5")
+        XCTAssertTrue(b.flag(.force))
         XCTAssertEqual(b.positionals, ["-in"])
         XCTAssertThrowsError(try ArgumentParser.parse(["in", "--size"], for: spec))
         XCTAssertThrowsError(try ArgumentParser.parse(["--force=yes", "in"], for: spec))

@@ -8,9 +8,9 @@ public enum CompareCommand {
         arguments: "A B [A2 B2 ...]",
         minimumPositionals: 0,
         options: [
-            .flag("json", "Print JSON (keys documented in the README)."),
-            .value("digest", "sha256", "Also print each track's SHA-256 of its samples in decode order (hashes both files; several times slower)."),
-            .flag("levels", "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
+            .flag(.json, "Print JSON (keys documented in the README)."),
+            .value(.digest, "sha256", "Also print each track's SHA-256 of its samples in decode order (hashes both files; several times slower)."),
+            .flag(.levels, "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
         ] + pairOptions(modeFlag: "--levels"),
         discussion: """
         Tracks are matched by id. For each: format, enabled, alternate group, references, sample count, bytes,
@@ -25,12 +25,12 @@ public enum CompareCommand {
         than A. Exit 1 when a pair differs by more than the tolerance or has echo risk.
         """
     ) { invocation, console in
-        if invocation.flag("levels") {
+        if invocation.flag(.levels) {
             // Only reached in-process without the media commands: the keeptrack executable hands
             // `compare --levels` to keeptrack-media, which decodes audio.
             throw KeepTrackError.unsupported("compare --levels needs the media commands (keeptrack-media)")
         }
-        guard invocation.value("list") == nil, invocation.value("tolerance") == nil else {
+        guard invocation.value(.list) == nil, invocation.value(.tolerance) == nil else {
             throw KeepTrackCLIError.usage("--list and --tolerance go with --levels")
         }
         guard invocation.positionals.count == 2 else {
@@ -39,13 +39,13 @@ public enum CompareCommand {
         let pathA = invocation.positionals[0]
         let pathB = invocation.positionals[1]
         var columns = ComparisonColumn.standard
-        switch invocation.value("digest") {
+        switch invocation.value(.digest) {
         case nil: break
         case "sha256": columns = ComparisonColumn.withDigest
         case let other?: throw KeepTrackCLIError.usage("--digest takes sha256, not '\(other)'")
         }
         let comparison = try MovieComparison(Movie.open(path: pathA), Movie.open(path: pathB), nameA: pathA, nameB: pathB, columns: columns)
-        console.print(invocation.flag("json") ? comparison.json.rendered() : comparison.text)
+        console.print(invocation.flag(.json) ? comparison.json.rendered() : comparison.text)
         return comparison.isIdentical ? ExitCode.ok : ExitCode.findings
     }
 }
@@ -54,8 +54,8 @@ extension CompareCommand {
     /// Options of the pairwise levels comparison, shared by `levels --compare` and `compare --levels`.
     public static func pairOptions(modeFlag: String) -> [OptionSpec] {
         [
-            .value("list", "FILE", "With \(modeFlag): read pairs from FILE, one 'A<TAB>B' per line."),
-            .value("tolerance", "DB", "With \(modeFlag): the difference still counted as the same (default 0.1)."),
+            .value(.list, "FILE", "With \(modeFlag): read pairs from FILE, one 'A<TAB>B' per line."),
+            .value(.tolerance, "DB", "With \(modeFlag): the difference still counted as the same (default 0.1)."),
         ]
     }
 
@@ -63,7 +63,7 @@ extension CompareCommand {
     public static func spec(levels: @escaping @Sendable (Invocation, Console) throws -> Int32) -> CommandSpec {
         CommandSpec(name: spec.name, summary: spec.summary, arguments: spec.arguments, minimumPositionals: spec.minimumPositionals,
                     maximumPositionals: spec.maximumPositionals, options: spec.options, discussion: spec.discussion) { invocation, console in
-            try invocation.flag("levels") ? levels(invocation, console) : spec.run(invocation, console)
+            try invocation.flag(.levels) ? levels(invocation, console) : spec.run(invocation, console)
         }
     }
 }

@@ -8,9 +8,9 @@ enum DumpCommand {
         arguments: "FILE",
         positionals: 1...1,
         options: [
-            .value("depth", "N", "Show boxes down to level N only (1 = top-level boxes).", type: .integer(1...BoxParser.maximumDepth)),
-            .flag("all-entries", "Print every entry of sample tables and lists (default: the first \(BoxDump.defaultEntryLimit))."),
-            .flag("redact-location", "Print <redacted> for metadata values whose key mentions location (GPS position)."),
+            .value(.depth, "N", "Show boxes down to level N only (1 = top-level boxes).", range: 1...BoxParser.maximumDepth),
+            .flag(.allEntries, "Print every entry of sample tables and lists (default: the first \(BoxDump.defaultEntryLimit))."),
+            .flag(.redactLocation, "Print <redacted> for metadata values whose key mentions location (GPS position)."),
         ],
         discussion: """
         Reads only the structure (mdat stays on disk). Works on files inspect rejects as long as the box
@@ -19,9 +19,9 @@ enum DumpCommand {
         Exit status: 0, 65 when the box structure itself is broken, 66 missing input, 74 I/O error.
         """
     ) { invocation, console in
-        let options = BoxDump.Options(maximumDepth: invocation.integer("depth"),
-                                      allEntries: invocation.flag("all-entries"),
-                                      redactLocation: invocation.flag("redact-location"))
+        let options = BoxDump.Options(maximumDepth: invocation.value(.depth),
+                                      allEntries: invocation.flag(.allEntries),
+                                      redactLocation: invocation.flag(.redactLocation))
         let source = try FileByteSource(path: invocation.positionals[0])
         let boxes = try BoxParser.parseFile(source)
         console.print(BoxDump(boxes: boxes, options: options).text)

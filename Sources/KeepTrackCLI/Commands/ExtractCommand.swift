@@ -8,8 +8,8 @@ enum ExtractCommand {
         arguments: "IN OUT",
         positionals: 2...2,
         options: [
-            .value("track", short: "t", "ID", "The track id to extract (see 'keeptrack inspect').", type: .integer(1...Int(UInt32.max))),
-            .flag("force", "Replace OUT if it exists."),
+            .value(.track, short: "t", "ID", "The track id to extract (see 'keeptrack inspect').", range: 1...Int(UInt32.max)),
+            .flag(.force, "Replace OUT if it exists."),
         ],
         discussion: """
         The file type follows OUT's name: .m4a (audio, brand M4A), .mp4/.m4v (mp42), .mov/.qt (QuickTime).
@@ -17,10 +17,10 @@ enum ExtractCommand {
         The extracted track is enabled, in alternate group 0, without references (the tracks they named are gone).
         """
     ) { invocation, console in
-        guard let id = invocation.integer("track") else { throw KeepTrackCLIError.usage("extract needs --track ID") }
+        guard let id = invocation.value(.track) else { throw KeepTrackCLIError.usage("extract needs --track ID") }
         let (input, output) = (invocation.positionals[0], invocation.positionals[1])
         let (writer, changes) = try ExtractTrack.writer(try Movie.open(path: input), trackID: UInt32(id), output: output)
-        let summary = try GroupOperations.write(writer, to: output, input: input, overwrite: invocation.flag("force"))
+        let summary = try GroupOperations.write(writer, to: output, input: input, overwrite: invocation.flag(.force))
         for change in changes where !change.hasPrefix("removed track") { console.print(change) }
         for note in summary.notes { console.note("note: \(note)") }
         console.print("wrote \(output): track \(id)")

@@ -13,9 +13,9 @@ enum FixCommand {
         arguments: "IN [OUT] | FILE|DIR... (--in-place | --out-dir DIR)",
         minimumPositionals: 1,
         options: [
-            .flag("in-place", "Patch only the tkhd flag bytes of each input (pwrite + fsync); refuse fixes that need a rewrite."),
-            .value("out-dir", "DIR", "Write fixed copies under DIR, mirroring the input tree (inputs may be folders)."),
-            .flag("force", "Replace outputs (and the --report file) that exist."),
+            .flag(.inPlace, "Patch only the tkhd flag bytes of each input (pwrite + fsync); refuse fixes that need a rewrite."),
+            .value(.outDir, "DIR", "Write fixed copies under DIR, mirroring the input tree (inputs may be folders)."),
+            .flag(.force, "Replace outputs (and the --report file) that exist."),
         ] + BatchRun.options,
         discussion: """
         The track that stays enabled: the source's choice when exactly one is enabled; otherwise the track the others
@@ -27,9 +27,9 @@ enum FixCommand {
         \(BatchRun.discussion)
         """
     ) { invocation, console in
-        let inPlace = invocation.flag("in-place")
-        let outDir = invocation.value("out-dir")
-        let force = invocation.flag("force")
+        let inPlace = invocation.flag(.inPlace)
+        let outDir = invocation.value(.outDir)
+        let force = invocation.flag(.force)
         if inPlace && outDir != nil { throw KeepTrackCLIError.usage("--in-place and --out-dir exclude each other") }
         let pause = ProcessInfo.processInfo.environment[pauseBetweenPatchesVariable].flatMap(UInt32.init) ?? 0
         if inPlace || outDir != nil {

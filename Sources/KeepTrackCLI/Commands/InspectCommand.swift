@@ -7,7 +7,7 @@ enum InspectCommand {
         summary: "Show every track: codec, true channels, enabled flag, alternate group, fallbacks.",
         arguments: "FILE...",
         minimumPositionals: 1,
-        options: [.flag("json", "Print JSON (keys documented in the README): one object per file, an array for several files.")],
+        options: [.flag(.json, "Print JSON (keys documented in the README): one object per file, an array for several files.")],
         discussion: """
         Reads only the structure of each file (never the media data), so a 4 GiB file inspects as fast as a small one.
         Bytes of an mdat that no sample references are counted and reported ("mdat at 48: 61,234 of 62,000 bytes not
@@ -22,7 +22,7 @@ enum InspectCommand {
             do {
                 let movie = try Movie.open(path: path)
                 let report = InspectReport(movie: movie, name: path)
-                if invocation.flag("json") {
+                if invocation.flag(.json) {
                     documents.append(report.json)
                 } else {
                     if index > 0 { console.print() }
@@ -31,12 +31,12 @@ enum InspectCommand {
             } catch let error as KeepTrackError {
                 console.error("\(path): \(error.description)")
                 worst = max(worst, error.exitCode)
-                if invocation.flag("json") {
+                if invocation.flag(.json) {
                     documents.append(.object([("file", .string(path)), ("error", .string(error.description)), ("exitCode", .int(Int64(error.exitCode)))]))
                 }
             }
         }
-        if invocation.flag("json") {
+        if invocation.flag(.json) {
             console.print(documents.count == 1 && invocation.positionals.count == 1 ? documents[0].rendered() : JSONValue.array(documents).rendered())
         }
         return worst

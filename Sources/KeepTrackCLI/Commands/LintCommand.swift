@@ -7,8 +7,8 @@ enum LintCommand {
         summary: "Check alternate groups, enabled flags, spatial fallbacks, references and sample tables.",
         arguments: "FILE|DIR...",
         minimumPositionals: 1,
-        options: [OptionSpec.flag("json", "Print JSON: one object per file (path, findings, action, result, error, exitCode), an array for several."),
-                  OptionSpec.flag("force", "Replace the --report file if it exists.")] + BatchRun.options,
+        options: [OptionSpec.flag(.json, "Print JSON: one object per file (path, findings, action, result, error, exitCode), an array for several."),
+                  OptionSpec.flag(.force, "Replace the --report file if it exists.")] + BatchRun.options,
         discussion: """
         Rules (id, severity):
         \(ruleTable)
@@ -19,7 +19,7 @@ enum LintCommand {
         , run: run)
 
     static func run(_ invocation: Invocation, _ console: Console) throws -> Int32 {
-        let json = invocation.flag("json")
+        let json = invocation.flag(.json)
         let single = invocation.positionals.count == 1 && Batch.collect(invocation.positionals, recursive: false).count == 1
         let printer: (BatchOutcome, Console) -> Void = { outcome, console in
             if !json { printFindings(outcome, console) }

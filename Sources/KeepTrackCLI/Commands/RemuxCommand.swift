@@ -8,10 +8,10 @@ enum RemuxCommand {
         arguments: "IN OUT",
         positionals: 2...2,
         options: [
-            .flag("moov-last", "Keep moov after the media data (default: moov first, fast start)."),
-            .flag("force", "Replace OUT if it exists."),
-            .flag("verify-data", "Also compare every sample of OUT with IN byte for byte (reads both files in full)."),
-            .flag("no-verify", "Skip reading OUT back (structure and sample tables are verified by default)."),
+            .flag(.moovLast, "Keep moov after the media data (default: moov first, fast start)."),
+            .flag(.force, "Replace OUT if it exists."),
+            .flag(.verifyData, "Also compare every sample of OUT with IN byte for byte (reads both files in full)."),
+            .flag(.noVerify, "Skip reading OUT back (structure and sample tables are verified by default)."),
         ],
         discussion: """
         Keeps every box byte for byte except the layout (stsc, stco/co64, mdat, free/skip/wide): enabled flags,
@@ -29,10 +29,10 @@ enum RemuxCommand {
         """
     ) { invocation, console in
         var options = MovieOutput.Options()
-        options.overwrite = invocation.flag("force")
-        options.writer.moovFirst = !invocation.flag("moov-last")
-        options.verify = !invocation.flag("no-verify")
-        options.verifyData = invocation.flag("verify-data")
+        options.overwrite = invocation.flag(.force)
+        options.writer.moovFirst = !invocation.flag(.moovLast)
+        options.verify = !invocation.flag(.noVerify)
+        options.verifyData = invocation.flag(.verifyData)
         let output = invocation.positionals[1]
         let summary = try MovieOutput.remux(input: invocation.positionals[0], output: output, options: options)
         let written = summary.written

@@ -8,11 +8,11 @@ enum SplitCommand {
         arguments: "IN",
         positionals: 1...1,
         options: [
-            .value("at", "T", "A cut point (repeat for several): seconds or [HH:]MM:SS[.fff]."),
-            .value("every", "D", "Cut every D instead of --at (the last piece holds the rest)."),
-            .value("out-dir", short: "o", "DIR", "Folder for the pieces (created when missing)."),
-            .flag("force", "Replace pieces that exist."),
-            .flag("json", "Print the pieces as JSON: an array of what 'trim --json' prints."),
+            .value(.at, "T", "A cut point (repeat for several): seconds or [HH:]MM:SS[.fff]."),
+            .value(.every, "D", "Cut every D instead of --at (the last piece holds the rest)."),
+            .value(.outDir, short: "o", "DIR", "Folder for the pieces (created when missing)."),
+            .flag(.force, "Replace pieces that exist."),
+            .flag(.json, "Print the pieces as JSON: an array of what 'trim --json' prints."),
         ],
         discussion: """
         The pieces are [0, T1), [T1, T2), ..., [Tn, end): each exact as 'keeptrack trim' makes it (see
@@ -25,21 +25,21 @@ enum SplitCommand {
         or a track trim cannot cut exactly, 66 IN missing, 73 a piece exists (without --force), 74 I/O.
         """
     ) { invocation, console in
-        guard let folder = invocation.value("out-dir") else { throw KeepTrackCLIError.usage("split needs --out-dir DIR") }
-        let atTexts = invocation.allValues("at")
+        guard let folder = invocation.value(.outDir) else { throw KeepTrackCLIError.usage("split needs --out-dir DIR") }
+        let atTexts = invocation.allValues(.at)
         var points: [Double]?
         var every: Double?
-        switch (atTexts.isEmpty, invocation.value("every")) {
+        switch (atTexts.isEmpty, invocation.value(.every)) {
         case (false, nil): points = try atTexts.map { try TrimCommand.parseTime($0, option: "at") }
         case (true, let text?): every = try TrimCommand.parseTime(text, option: "every")
         case (true, nil): throw KeepTrackCLIError.usage("split needs --at T (one or more) or --every D")
         case (false, _?): throw KeepTrackCLIError.usage("give --at or --every, not both")
         }
         var options = MovieOutput.Options()
-        options.overwrite = invocation.flag("force")
+        options.overwrite = invocation.flag(.force)
         let input = invocation.positionals[0]
         let pieces = try Trim.writeSplit(input: input, folder: folder, points: points, every: every, options: options)
-        if invocation.flag("json") {
+        if invocation.flag(.json) {
             console.print(JSONValue.array(pieces.map { TrimCommand.json($0.plan, output: $0.path, bytes: $0.summary.written.bytesWritten) }).rendered())
         } else {
             for piece in pieces {

@@ -8,9 +8,9 @@ enum StripSpatialCommand {
         arguments: "IN OUT | FILE|DIR... --out-dir DIR",
         minimumPositionals: 1,
         options: [
-            .flag("allow-silence", "Remove a spatial track even when it has no fallback (its group may be left silent)."),
-            .value("out-dir", "DIR", "Write results under DIR, mirroring the input tree (inputs may be folders)."),
-            .flag("force", "Replace outputs (and the --report file) that exist."),
+            .flag(.allowSilence, "Remove a spatial track even when it has no fallback (its group may be left silent)."),
+            .value(.outDir, "DIR", "Write results under DIR, mirroring the input tree (inputs may be folders)."),
+            .flag(.force, "Replace outputs (and the --report file) that exist."),
         ] + BatchRun.options,
         discussion: """
         Spatial tracks are found by format (apac; LPCM with 4+ channels that names a fallback), never by position.
@@ -21,9 +21,9 @@ enum StripSpatialCommand {
         \(BatchRun.discussion)
         """
     ) { invocation, console in
-        let allowSilence = invocation.flag("allow-silence")
-        let force = invocation.flag("force")
-        if let outDir = invocation.value("out-dir") {
+        let allowSilence = invocation.flag(.allowSilence)
+        let force = invocation.flag(.force)
+        if let outDir = invocation.value(.outDir) {
             return try BatchRun.run(invocation, console: console, command: "strip-spatial", paths: invocation.positionals) { file in
                 GroupOperations.stripSpatial(input: file.path, output: file.output(under: outDir), allowSilence: allowSilence, overwrite: force)
             }.code

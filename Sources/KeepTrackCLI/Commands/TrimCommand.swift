@@ -8,21 +8,21 @@ enum TrimCommand {
         arguments: "IN OUT",
         positionals: 2...2,
         options: [
-            .value("start", "T", "Start: seconds (12.5) or [HH:]MM:SS[.fff] (1:02.250)."),
-            .value("end", "T", "End (not included), same forms."),
-            .value("duration", "D", "Length instead of --end."),
-            .flag("keyframe", "Start at the sync sample at or before --start, presented from itself (for players that ignore edit lists); prints the snapped times."),
-            .flag("force", "Replace OUT if it exists."),
-            .flag("json", "Print what was kept as JSON (times, per-track samples, lead-in, edits)."),
+            .value(.start, "T", "Start: seconds (12.5) or [HH:]MM:SS[.fff] (1:02.250)."),
+            .value(.end, "T", "End (not included), same forms."),
+            .value(.duration, "D", "Length instead of --end."),
+            .flag(.keyframe, "Start at the sync sample at or before --start, presented from itself (for players that ignore edit lists); prints the snapped times."),
+            .flag(.force, "Replace OUT if it exists."),
+            .flag(.json, "Print what was kept as JSON (times, per-track samples, lead-in, edits)."),
         ],
         discussion: TrimCommand.discussion
     ) { invocation, console in
         let request = try TrimCommand.request(invocation)
         var options = MovieOutput.Options()
-        options.overwrite = invocation.flag("force")
+        options.overwrite = invocation.flag(.force)
         let (input, output) = (invocation.positionals[0], invocation.positionals[1])
         let (plan, summary) = try Trim.write(input: input, output: output, request, options: options)
-        TrimCommand.report(plan, output: output, bytes: summary.written.bytesWritten, json: invocation.flag("json"), console: console)
+        TrimCommand.report(plan, output: output, bytes: summary.written.bytesWritten, json: invocation.flag(.json), console: console)
         for note in summary.notes { console.note("note: \(note)") }
         return ExitCode.ok
     }
@@ -64,16 +64,16 @@ enum TrimCommand {
     }
 
     static func request(_ invocation: Invocation) throws -> Trim.Request {
-        guard let startText = invocation.value("start") else { throw KeepTrackCLIError.usage("trim needs --start T") }
+        guard let startText = invocation.value(.start) else { throw KeepTrackCLIError.usage("trim needs --start T") }
         let start = try parseTime(startText, option: "start")
         let end: Double
-        switch (invocation.value("end"), invocation.value("duration")) {
+        switch (invocation.value(.end), invocation.value(.duration)) {
         case (let endText?, nil): end = try parseTime(endText, option: "end")
         case (nil, let durationText?): end = start + (try parseTime(durationText, option: "duration"))
         case (nil, nil): throw KeepTrackCLIError.usage("trim needs --end T or --duration D")
         case (_?, _?): throw KeepTrackCLIError.usage("give --end or --duration, not both")
         }
-        return Trim.Request(start: start, end: end, keyframe: invocation.flag("keyframe"))
+        return Trim.Request(start: start, end: end, keyframe: invocation.flag(.keyframe))
     }
 
     static func json(_ plan: Trim.Plan, output: String, bytes: UInt64) -> JSONValue {

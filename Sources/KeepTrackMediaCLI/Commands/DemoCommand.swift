@@ -9,12 +9,12 @@ enum DemoCommand {
         summary: "Write a synthetic iPhone-layout sample to a temporary folder and show what keeptrack sees.",
         arguments: "",
         positionals: 0...0,
-        options: [.value("keep", "DIR", "Write the sample into DIR and keep it, instead of a temporary folder.")],
+        options: [.value(.keep, "DIR", "Write the sample into DIR and keep it, instead of a temporary folder.")],
         discussion: "The sample's payloads are opaque bytes (the container is real, the media is not); its metadata says so."
     ) { invocation, console in
         let folder: URL
         let temporary: Bool
-        if let keep = invocation.value("keep") {
+        if let keep = invocation.value(.keep) {
             folder = URL(fileURLWithPath: keep)
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             temporary = false

@@ -10,8 +10,8 @@ enum LevelsCommand {
         arguments: "FILE...",
         minimumPositionals: 0,
         options: [
-            .flag("json", "Print JSON (keys documented in the README)."),
-            .flag("compare", "Treat the files as pairs A B [A2 B2 ...]: compare the enabled-audio RMS of each pair."),
+            .flag(.json, "Print JSON (keys documented in the README)."),
+            .flag(.compare, "Treat the files as pairs A B [A2 B2 ...]: compare the enabled-audio RMS of each pair."),
         ] + CompareCommand.pairOptions(modeFlag: "--compare"),
         discussion: """
         Decodes keeptrack's own demuxed samples with FFmpeg's libavcodec (AAC, ALAC, LPCM, AC-3, E-AC-3, AMR, TrueHD, ...),
@@ -27,14 +27,14 @@ enum LevelsCommand {
         nothing is printed on stdout then: the error is on stderr).
         """
     ) { invocation, console in
-        if invocation.flag("compare") { return try compare(invocation, console) }
+        if invocation.flag(.compare) { return try compare(invocation, console) }
         guard !invocation.positionals.isEmpty else { throw KeepTrackCLIError.usage("levels needs at least one FILE") }
         var documents: [JSONValue] = []
         var worst: Int32 = 0
         for (index, path) in invocation.positionals.enumerated() {
             do {
                 let levels = try LevelsAnalyzer.measure(path: path)
-                if invocation.flag("json") { documents.append(levels.json) } else {
+                if invocation.flag(.json) { documents.append(levels.json) } else {
                     if index > 0 { console.print() }
                     console.print(levels.text)
                 }
@@ -46,7 +46,7 @@ enum LevelsCommand {
                 worst = max(worst, ExitCode.dataError)
             }
         }
-        if invocation.flag("json") {
+        if invocation.flag(.json) {
             // One FILE that could not be measured prints no JSON at all (its error is on stderr): never an empty `[]`.
             if invocation.positionals.count == 1 {
                 if let document = documents.first { console.print(document.rendered()) }
@@ -59,18 +59,18 @@ enum LevelsCommand {
 
     static func compare(_ invocation: Invocation, _ console: Console) throws -> Int32 {
         var pairs: [(String, String)] = []
-        if let list = invocation.value("list") { pairs += try LevelsComparison.readPairs(listFile: list) }
+        if let list = invocation.value(.list) { pairs += try LevelsComparison.readPairs(listFile: list) }
         let files = invocation.positionals
         guard files.count % 2 == 0 else { throw KeepTrackCLIError.usage("comparing levels takes files in pairs (A B [A2 B2 ...]); got \(files.count)") }
         pairs += stride(from: 0, to: files.count, by: 2).map { (files[$0], files[$0 + 1]) }
         guard !pairs.isEmpty else { throw KeepTrackCLIError.usage("comparing levels needs pairs of files or --list FILE") }
         var tolerance = 0.1
-        if let text = invocation.value("tolerance") {
+        if let text = invocation.value(.tolerance) {
             guard let value = Double(text), value >= 0 else { throw KeepTrackCLIError.usage("--tolerance needs a number of dB, got '\(text)'") }
             tolerance = value
         }
         let comparison = try LevelsComparison.compare(pairs: pairs, tolerance: tolerance)
-        console.print(invocation.flag("json") ? comparison.json.rendered() : comparison.text)
+        console.print(invocation.flag(.json) ? comparison.json.rendered() : comparison.text)
         return comparison.allMatch ? ExitCode.ok : ExitCode.findings
     }
 }

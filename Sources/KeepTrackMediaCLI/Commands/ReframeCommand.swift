@@ -12,17 +12,17 @@ enum ReframeCommand {
         arguments: "IN OUT | IN --plan-only --plan-out FILE",
         positionals: 1...2,
         options: [
-            .value("aspect", "W:H", "Target aspect ratio (default 9:16)."),
-            .value("size", "WxH", "Scale the crop to this size (even numbers; default: the crop's own pixels, no scaling)."),
-            .value("codec", "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources)."),
-            .value("crf", "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc)."),
-            .value("preset", "P", "x264/x265 preset: ultrafast ... veryslow (default medium)."),
-            .value("plan-out", "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
-            .value("frame-memory", "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice)."),
-            .flag("plan-only", "Analyse and plan only: write --plan-out FILE and the summary, encode nothing (no OUT)."),
-            .value("plan", "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
-            .flag("json", "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
-            .flag("force", "Replace OUT if it exists."),
+            .value(.aspect, "W:H", "Target aspect ratio (default 9:16)."),
+            .value(.size, "WxH", "Scale the crop to this size (even numbers; default: the crop's own pixels, no scaling)."),
+            .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: VideoEncoder.Codec.allCases.map(\.rawValue)),
+            .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
+            .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: presets),
+            .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
+            .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice).", range: 0...1_048_576),
+            .flag(.planOnly, "Analyse and plan only: write --plan-out FILE and the summary, encode nothing (no OUT)."),
+            .value(.plan, "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
+            .flag(.json, "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
+            .flag(.force, "Replace OUT if it exists."),
         ],
         discussion: """
         Demuxes with keeptrack's own container layer and decodes with FFmpeg's libavcodec (H.264, HEVC Main/Main10)
@@ -55,26 +55,21 @@ enum ReframeCommand {
         """
     ) { invocation, console in
         var options = ReframeOptions()
-        options.overwrite = invocation.flag("force")
-        if let aspect = invocation.value("aspect") { options.aspect = try pair(aspect, separator: ":", option: "aspect") }
-        if let size = invocation.value("size") {
+        options.overwrite = invocation.flag(.force)
+        if let aspect = invocation.value(.aspect) { options.aspect = try pair(aspect, separator: ":", option: "aspect") }
+        if let size = invocation.value(.size) {
             let parsed = try pair(size, separator: "x", option: "size")
             guard parsed.width % 2 == 0, parsed.height % 2 == 0, parsed.width <= 8192, parsed.height <= 8192 else {
                 throw KeepTrackCLIError.usage("--size takes even numbers up to 8192, like 1080x1920; not '\(size)'")
             }
             options.size = parsed
         }
-        if let codec = invocation.value("codec") {
-            guard let parsed = VideoEncoder.Codec(rawValue: codec) else {
-                throw KeepTrackCLIError.usage("--codec is h264 or hevc, not '\(codec)'")
-            }
-            options.codec = parsed
-        }
-        options.crf = try invocation.number("crf", in: 0...51)
-        options.planOutput = invocation.value("plan-out")
-        options.planInput = invocation.value("plan")
-        if let memory = try invocation.number("frame-memory", in: 0...1_048_576) { options.retainedFramesBudget = Int(memory * 1_048_576) }
-        options.planOnly = invocation.flag("plan-only")
+        options.codec = invocation.value(.codec).flatMap(VideoEncoder.Codec.init(rawValue:))
+        options.crf = invocation.value(.crf)
+        options.planOutput = invocation.value(.planOut)
+        options.planInput = invocation.value(.plan)
+        if let memory = invocation.value(.frameMemory) { options.retainedFramesBudget = Int(memory * 1_048_576) }
+        options.planOnly = invocation.flag(.planOnly)
         if options.planOnly {
             guard invocation.positionals.count == 1, options.planOutput != nil, options.planInput == nil else {
                 throw KeepTrackCLIError.usage("--plan-only takes IN and --plan-out FILE (no OUT, no --plan)")
@@ -82,11 +77,7 @@ enum ReframeCommand {
         } else if invocation.positionals.count != 2 {
             throw KeepTrackCLIError.usage("reframe takes IN and OUT (or IN --plan-only --plan-out FILE)")
         }
-        if let preset = invocation.value("preset") {
-            let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-            guard presets.contains(preset) else { throw KeepTrackCLIError.usage("--preset is one of \(presets.joined(separator: ", ")); not '\(preset)'") }
-            options.preset = preset
-        }
+        options.preset = invocation.value(.preset)
         let bar = ReframeProgressDisplay(console: console)
         let summary: ReframeSummary
         do {
@@ -98,13 +89,16 @@ enum ReframeCommand {
         }
         bar.finish()
         for note in summary.notes { console.note("note: \(note)") }
-        if invocation.flag("json") {
+        if invocation.flag(.json) {
             console.print(summary.json.rendered())
         } else {
             console.print(text(summary))
         }
         return ExitCode.ok
     }
+
+    /// x264's and x265's presets, fastest first.
+    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
     static func pair(_ text: String, separator: Character, option: String) throws -> (width: Int, height: Int) {
         let parts = text.split(separator: separator)
