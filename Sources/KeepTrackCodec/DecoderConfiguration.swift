@@ -55,6 +55,12 @@ public struct DecoderConfiguration: @unchecked Sendable {
                 configuration.extradata = try esds.decoderSpecificInfo() ?? []
             case 0x69, 0x6B:
                 configuration = DecoderConfiguration(codecID: AV_CODEC_ID_MP3, codecName: "MP3")
+            case 0xDD:
+                // The three Vorbis headers, laced, as the DecoderSpecificInfo.
+                configuration = DecoderConfiguration(codecID: AV_CODEC_ID_VORBIS, codecName: "Vorbis")
+                configuration.extradata = try esds.decoderSpecificInfo() ?? []
+            case 0xA9, 0xAA, 0xAB, 0xAC:
+                configuration = DecoderConfiguration(codecID: AV_CODEC_ID_DTS, codecName: "DTS")
             default:
                 throw CodecError.notDecodable("track \(track.id): mp4a with object type 0x\(String(objectType, radix: 16))")
             }
@@ -71,6 +77,8 @@ public struct DecoderConfiguration: @unchecked Sendable {
         case "samr": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_AMR_NB, codecName: "AMR-NB")
         case "sawb": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_AMR_WB, codecName: "AMR-WB")
         case "mlpa": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_TRUEHD, codecName: "Dolby TrueHD")
+        case ".mp3", "ms\u{0}U": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_MP3, codecName: "MP3")
+        case "dtsc", "dtsh", "dtsl", "dtse": configuration = DecoderConfiguration(codecID: AV_CODEC_ID_DTS, codecName: "DTS")
         default:
             guard track.isLPCM, let entry else {
                 throw CodecError.notDecodable("track \(track.id): FFmpeg has no decoder for '\(format)' (\(track.codecName ?? "unknown codec"))")

@@ -23,6 +23,17 @@ final class AudioFactsTests: XCTestCase {
         return (try XCTUnwrap(values["channels"], path), try XCTUnwrap(values["sample_rate"], path))
     }
 
+    /// Half a second of tone that ffmpeg encodes with `codec`; ffprobe must read back the channels asked for.
+    static func writeTone(_ path: String, codec: String, channels: Int, rate: Int) throws -> String {
+        guard let result = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.5:sample_rate=\(rate)",
+                                              "-ac", String(channels), "-c:a", codec, "-strict", "-2", path]) else {
+            throw unavailable("ffmpeg not installed")
+        }
+        XCTAssertEqual(result.code, 0, "ffmpeg could not write \(path): \(result.out)")
+        XCTAssertEqual(try probedAudio(path).channels, channels, path)
+        return path
+    }
+
     func assertAgreesWithFFprobe(_ path: String, placeholderDiffers: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
         let movie = try Movie.open(path: path)
         let track = try XCTUnwrap(movie.tracks.first { $0.kind == .audio }, path, file: file, line: line)
@@ -66,18 +77,59 @@ final class AudioFactsTests: XCTestCase {
             ("alac", 3, 32000, "alac.mov"), ("ac3", 6, 48000, "ac3.mov"),
         ]
         for item in cases {
-            let path = folder.path(item.name)
-            guard let result = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:duration=0.5:sample_rate=\(item.rate)",
-                                                  "-ac", String(item.channels), "-c:a", item.codec, "-strict", "-2", path]) else {
-                throw unavailable("ffmpeg not installed")
-            }
-            XCTAssertEqual(result.code, 0, "ffmpeg could not write \(item.name)")
-            let probed = try Self.probedAudio(path)
-            XCTAssertEqual(probed.channels, item.channels, item.name)
+            let path = try Self.writeTone(folder.path(item.name), codec: item.codec, channels: item.channels, rate: item.rate)
             try assertAgreesWithFFprobe(path, placeholderDiffers: false)
             let track = try XCTUnwrap(Movie.open(path: path).tracks.first)
             XCTAssertNotNil(track.audioCodecConfiguration, "\(item.name): the configuration box was not found")
         }
+    }
+
+    /// Not every `mp4a` is AAC: its esds object type says MP3 (0x6B, 0x69), Vorbis (0xDD) or DTS
+    /// (0xA9), whose channels and rate live in the frame header or the Vorbis identification
+    /// header, not in an AudioSpecificConfig, while ffmpeg writes 2 channels in the entry. ffprobe
+    /// (which decodes the stream) is the independent account of the truth.
+    func testNonAACObjectTypesNameTheirCodecAndTakeFactsFromTheStream() throws {
+        let folder = TemporaryFolder()
+        let cases: [(codec: String, channels: Int, rate: Int, name: String, codecName: String)] = [
+            ("libmp3lame", 1, 48000, "mp3-mono.mp4", "MPEG-1 audio (MP3)"),
+            ("libmp3lame", 1, 22050, "mp3-mono-22k.mp4", "MPEG-2 audio (MP3)"),
+            ("libmp3lame", 2, 44100, "mp3-stereo.mp4", "MPEG-1 audio (MP3)"),
+            ("mp2", 1, 44100, "mp2-mono.mp4", "MPEG-1 audio (MP3)"),
+            ("libvorbis", 1, 44100, "vorbis-mono.mp4", "Vorbis"),
+            ("libvorbis", 3, 32000, "vorbis-3ch.mp4", "Vorbis"),
+            ("dca", 1, 48000, "dts-mono.mp4", "DTS"),
+            ("libmp3lame", 1, 22050, "mp3-mono.mov", "MP3"), // QuickTime's `.mp3` entry
+        ]
+        for item in cases {
+            let path = try Self.writeTone(folder.path(item.name), codec: item.codec, channels: item.channels, rate: item.rate)
+            try assertAgreesWithFFprobe(path, placeholderDiffers: item.name.hasSuffix(".mp4") && item.channels != 2)
+            let track = try XCTUnwrap(Movie.open(path: path).tracks.first)
+            XCTAssertEqual(track.codecName, item.codecName, item.name)
+            XCTAssertNil(track.audioSpecificConfig, "\(item.name): a non-AAC DecoderSpecificInfo read as an AudioSpecificConfig")
+        }
+    }
+
+    func testFrameHeadersGiveChannelsAndRate() {
+        // MPEG-1 layer III, 128 kb/s, 44.1 kHz, single channel; then joint stereo at 48 kHz.
+        XCTAssertEqual(AudioFrameFacts.fromFrameHeader([0xFF, 0xFB, 0x90, 0xC4], codec: .mpegAudio), AudioFrameFacts(channels: 1, sampleRate: 44100))
+        XCTAssertEqual(AudioFrameFacts.fromFrameHeader([0xFF, 0xFB, 0x94, 0x44], codec: .mpegAudio), AudioFrameFacts(channels: 2, sampleRate: 48000))
+        // MPEG-2.5 at 8 kHz; the reserved version and frequency index, and a missing sync, say nothing.
+        XCTAssertEqual(AudioFrameFacts.fromFrameHeader([0xFF, 0xE3, 0x08, 0xC0], codec: .mpegAudio), AudioFrameFacts(channels: 1, sampleRate: 8000))
+        XCTAssertNil(AudioFrameFacts.fromFrameHeader([0xFF, 0xEB, 0x90, 0xC4], codec: .mpegAudio))
+        XCTAssertNil(AudioFrameFacts.fromFrameHeader([0xFF, 0xFB, 0x9C, 0xC4], codec: .mpegAudio))
+        XCTAssertNil(AudioFrameFacts.fromFrameHeader([0x00, 0xFB, 0x90, 0xC4], codec: .mpegAudio))
+        XCTAssertNil(AudioFrameFacts.fromFrameHeader([0xFF, 0xFB], codec: .mpegAudio))
+        // DTS core headers as ffmpeg's encoder writes them: mono (AMODE 0) and stereo (AMODE 2), 48 kHz, no LFE;
+        // then the stereo one with LFF = 2 (an LFE channel).
+        let mono: [UInt8] = [0x7F, 0xFE, 0x80, 0x01, 0xFC, 0x3C, 0x75, 0xB0, 0x36, 0xC0, 0x01, 0x38]
+        let stereo: [UInt8] = [0x7F, 0xFE, 0x80, 0x01, 0xFC, 0x3C, 0x75, 0xB0, 0xB6, 0xC0, 0x01, 0x38]
+        XCTAssertEqual(AudioFrameFacts.fromFrameHeader(mono, codec: .dts), AudioFrameFacts(channels: 1, sampleRate: 48000))
+        XCTAssertEqual(AudioFrameFacts.fromFrameHeader(stereo, codec: .dts), AudioFrameFacts(channels: 2, sampleRate: 48000))
+        var withLFE = stereo
+        withLFE[10] = 0x05
+        XCTAssertEqual(AudioFrameFacts.fromFrameHeader(withLFE, codec: .dts), AudioFrameFacts(channels: 3, sampleRate: 48000))
+        XCTAssertNil(AudioFrameFacts.fromFrameHeader([0x7F, 0xFE, 0x80, 0x01], codec: .dts))
+        XCTAssertNil(AudioFrameFacts.vorbisIdentification([0x01, 0x76, 0x6F, 0x72]))
     }
 
     /// Protected entries (`encv`, `enca`) name the codec of `sinf/frma` and the `schm` scheme, as

@@ -238,7 +238,7 @@ final class BoxSpecTests: XCTestCase {
         Spec("esds (AAC LC, 44.1 kHz stereo)", "esds", at: stsd + ["mp4a"],
              "00 000000 | 03 19 0000 00 | 04 11 40 15 000000 0001f400 0001f400 | 05 02 1210 | 06 01 02",
              dump: ["version: 0", "flags: 0", "descriptors: 0319000000041140150000000001f4000001f40005021210060102",
-                    "objectTypeIndication: 0x40", "audioObjectType: 2", "samplingFrequencyIndex: 4", "samplingFrequency: 44100",
+                    "objectTypeIndication: 0x40 (AAC)", "audioObjectType: 2", "samplingFrequencyIndex: 4", "samplingFrequency: 44100",
                     "channelConfiguration: 2", "channels: 2"], ElementaryStreamDescriptorBox.self) {
             $0.descriptors = BoxSpecTests.bytes("0319000000041140150000000001f4000001f40005021210060102")
         },

@@ -25,6 +25,27 @@ final class DecoderChoiceTests: XCTestCase {
         }
     }
 
+    /// `mp4a` entries that are not AAC (MP3, Vorbis, DTS by their esds object type) and QuickTime's
+    /// `.mp3` entry are decoded, and measure what ffmpeg measures of the same file.
+    func testNonAACMP4AudioIsMeasuredAsFFmpegDecodesIt() throws {
+        let folder = TemporaryFolder()
+        for (codec, name) in [("libmp3lame", "mp3.mp4"), ("libvorbis", "vorbis.mp4"), ("dca", "dts.mp4"), ("libmp3lame", "mp3.mov")] {
+            let path = folder.path(name)
+            guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=1000:duration=2:sample_rate=48000",
+                                                "-af", "volume=-12dB", "-ac", "2", "-c:a", codec, "-strict", "-2", path]) else {
+                throw unavailable("ffmpeg not installed")
+            }
+            XCTAssertEqual(made.code, 0, "\(name): \(made.out)")
+            let levels = try LevelsAnalyzer.measure(path: path)
+            let track = try XCTUnwrap(levels.tracks.first, name)
+            let measured = try XCTUnwrap(track.levels, "\(name): \(track.note ?? "no levels")")
+            let reference = try LevelsTests.ffmpegLevels(path)
+            XCTAssertEqual(measured.rmsDBFS, reference.rms, accuracy: 0.1, name)
+            XCTAssertEqual(measured.peakDBFS, reference.peak, accuracy: 0.1, name)
+            XCTAssertEqual(measured.integratedLUFS, reference.lufs, accuracy: 0.2, name)
+        }
+    }
+
     func testLevelsJSONOfAnUnreadableFileIsAnErrorNotAnEmptyList() throws {
         let folder = TemporaryFolder()
         let path = folder.path("garbage.mp4")

@@ -106,6 +106,7 @@ public struct Movie: Sendable {
         isFragmented = moov.first("mvex") != nil || boxes.contains { $0.type == "moof" }
         fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: source.size) : 0
         try Self.checkChunksDoNotOverlap(tracks)
+        Self.readFrameHeaderFacts(&tracks, source: source)
         if let (mdat, declared) = shortMediaData {
             tolerated.append(Tolerance(kind: .mediaDataPastEnd, path: "mdat", offset: mdat.offset,
                 message: "mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; every sample lies inside the file"))
@@ -115,6 +116,19 @@ public struct Movie: Sendable {
         metadata = Self.readMetadata(moov.first("meta"))
         self.tolerated = tolerated
         if mvhdBox == nil || !timescaleKnown { try installMovieHeader(mvhdBox) }
+    }
+
+    /// MP3 and DTS say their channels only in each frame: read the first packet's header (a few
+    /// bytes, once per such track). A header that does not parse leaves the entry's fields.
+    static func readFrameHeaderFacts(_ tracks: inout [Track], source: ByteSource) {
+        for index in tracks.indices {
+            guard let codec = tracks[index].frameHeaderCodec else { continue }
+            var samples = tracks[index].sampleTable.samples.makeIterator()
+            guard let first = samples.next(), first.size >= 4 else { continue }
+            let count = min(Int(first.size), AudioFrameFacts.frameHeaderBytes)
+            guard let bytes = try? source.read(at: first.offset, count: count) else { continue }
+            tracks[index].frameHeaderFacts = AudioFrameFacts.fromFrameHeader(bytes, codec: codec)
+        }
     }
 
     /// Puts the fallback header in the model's moov, with the duration of the longest track, so

@@ -58,6 +58,9 @@ public struct Track: Sendable {
     public internal(set) var sampleTable: SampleTable
     /// What the track's fragments added (nil when the movie is not fragmented).
     public internal(set) var fragments: TrackFragments?
+    /// Channels and rate read from the first packet's frame header, for codecs that keep them
+    /// nowhere else (MP3, DTS); set by `Movie`, which holds the bytes.
+    public internal(set) var frameHeaderFacts: AudioFrameFacts?
     /// The movie's time scale, for durations in seconds.
     public let movieTimescale: UInt32
     /// False when `movieTimescale` is a fallback (no mvhd, or its time scale is 0): tkhd and elst
@@ -174,7 +177,9 @@ public struct Track: Sendable {
         case "vp09": return "VP9"
         case "ap4h", "ap4x", "apch", "apcn", "apcs", "apco": return "Apple ProRes"
         case "jpeg", "mjpa": return "Motion JPEG"
-        case "mp4a": return "AAC"
+        case "mp4a": return mp4aObjectType.map(MPEG4AudioObjectType.codecName) ?? "AAC"
+        case ".mp3", "ms\u{0}U": return "MP3"
+        case "dtsc", "dtsh", "dtsl", "dtse", "dtsx": return "DTS"
         case "apac": return "Apple Positional Audio (APAC)"
         case "alac": return "Apple Lossless (ALAC)"
         case "ac-3": return "AC-3"
@@ -201,10 +206,31 @@ public struct Track: Sendable {
     }
 
     /// The AAC AudioSpecificConfig from the first sample entry's `esds` (QuickTime keeps it inside `wave`).
-    public var audioSpecificConfig: AudioSpecificConfig? {
+    public var audioSpecificConfig: AudioSpecificConfig? { esdsBox?.audioSpecificConfig }
+
+    /// The first sample entry's `esds`, nil when absent or unreadable.
+    var esdsBox: ElementaryStreamDescriptorBox? {
         guard kind == .audio, let entry = sampleEntries.first else { return nil }
         guard let box = entry.first("esds") ?? entry.find(["wave", "esds"]) else { return nil }
-        return (try? ElementaryStreamDescriptorBox(box: box))?.audioSpecificConfig
+        return try? ElementaryStreamDescriptorBox(box: box)
+    }
+
+    /// The `esds` object type of an `mp4a` entry (0x40 AAC, 0x6B MP3, 0xDD Vorbis, …).
+    var mp4aObjectType: UInt8? { codecFormat == "mp4a" ? esdsBox?.objectTypeIndication : nil }
+
+    /// For codecs that say their channels only in each frame header, which header to read.
+    var frameHeaderCodec: AudioFrameFacts.FrameCodec? {
+        guard kind == .audio, let format = codecFormat, protection == nil else { return nil }
+        switch format {
+        case ".mp3", "ms\u{0}U": return .mpegAudio
+        case "dtsc", "dtsh", "dtsl", "dtse": return .dts
+        case "mp4a":
+            guard let type = mp4aObjectType else { return nil }
+            if MPEG4AudioObjectType.mpegAudio.contains(type) { return .mpegAudio }
+            if MPEG4AudioObjectType.dts.contains(type) { return .dts }
+            return nil
+        default: return nil
+        }
     }
 
     /// The configuration box of the first sample entry that says what a decoder of its codec
@@ -267,6 +293,12 @@ public struct Track: Sendable {
             if let configured = config.sampleRate { rate = Double(configured) }
         } else if let format = codecFormat, let amr = AMRSpecificBox.facts(format: format) {
             (channels, rate) = (amr.channels, Double(amr.sampleRate))
+        } else if let facts = frameHeaderFacts {
+            // MP3, DTS: the entry's fields are placeholders (ffmpeg writes 2 channels); the frame says.
+            (channels, rate) = (facts.channels, Double(facts.sampleRate))
+        } else if mp4aObjectType == 0xDD, let info = try? esdsBox?.decoderSpecificInfo(),
+                  let facts = AudioFrameFacts.vorbisIdentification(info) {
+            (channels, rate) = (facts.channels, Double(facts.sampleRate))
         }
         if let value = rate, !value.isFinite || value <= 0 || value > 10_000_000 { rate = nil }
         if rate == nil || rate == 0 { rate = mediaHeader.timescale > 0 ? Double(mediaHeader.timescale) : nil }

@@ -20,9 +20,11 @@ public struct ElementaryStreamDescriptorBox: BoxView, DumpAnnotated {
     /// The DecoderSpecificInfo bytes as stored (for AAC the AudioSpecificConfig a decoder is opened with).
     public func decoderSpecificInfo() throws -> [UInt8]? { try decoderConfig()?.specificInfo }
 
-    /// The decoded AudioSpecificConfig, nil when absent or unreadable.
+    /// The decoded AudioSpecificConfig, nil when absent or unreadable, or when the object type
+    /// is not AAC (an MP3, Vorbis or DTS `mp4a` carries something else, or nothing, there).
     public var audioSpecificConfig: AudioSpecificConfig? {
-        guard let info = try? decoderConfig()?.specificInfo else { return nil }
+        guard let config = try? decoderConfig(), let info = config.specificInfo,
+              MPEG4AudioObjectType.aac.contains(config.objectType) else { return nil }
         return try? AudioSpecificConfig(bytes: info)
     }
 
@@ -30,8 +32,10 @@ public struct ElementaryStreamDescriptorBox: BoxView, DumpAnnotated {
         let found: (objectType: UInt8, specificInfo: [UInt8]?)?
         do { found = try decoderConfig() } catch { return ["decoderConfig: <unreadable: \(error)>"] }
         guard let config = found else { return ["decoderConfig: <absent>"] }
-        var lines = ["objectTypeIndication: 0x" + String(config.objectType, radix: 16).leftPadded(to: 2)]
-        if let info = config.specificInfo, let audio = try? AudioSpecificConfig(bytes: info) {
+        var lines = ["objectTypeIndication: 0x" + String(config.objectType, radix: 16).leftPadded(to: 2)
+                     + " (" + MPEG4AudioObjectType.codecName(config.objectType) + ")"]
+        if let info = config.specificInfo, MPEG4AudioObjectType.aac.contains(config.objectType),
+           let audio = try? AudioSpecificConfig(bytes: info) {
             lines += audio.dumpLines
         }
         return lines
