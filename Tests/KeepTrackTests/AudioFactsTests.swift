@@ -285,3 +285,29 @@ final class AudioFactsTests: XCTestCase {
         }
     }
 }
+
+/// Video entries whose codec is named by their `esds` object type or by a fourcc ffmpeg writes:
+/// inspect names what ffprobe decodes, never "?".
+final class VideoCodecNameTests: XCTestCase {
+    func testFFmpegWrittenVideoCodecsAreNamedAsFFprobeDecodesThem() throws {
+        let folder = TemporaryFolder()
+        // (encoder, file, ffprobe's codec, our name)
+        let cases: [(String, String, String, String)] = [
+            ("mpeg4", "mpeg4.mp4", "mpeg4", "MPEG-4 Visual"), ("mpeg2video", "mpeg2.mp4", "mpeg2video", "MPEG-2 video"),
+            ("mpeg1video", "mpeg1.mp4", "mpeg1video", "MPEG-1 video"), ("mjpeg", "mjpeg.mp4", "mjpeg", "JPEG"),
+            ("h263", "h263.3gp", "h263", "H.263"), ("png", "png.mov", "png", "PNG"),
+        ]
+        for (encoder, name, probedCodec, ourName) in cases {
+            let path = folder.path(name)
+            guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=352x288:rate=25:duration=0.2",
+                                                "-c:v", encoder, path]) else { throw unavailable("ffmpeg not installed") }
+            XCTAssertEqual(made.code, 0, "\(name): \(made.out)")
+            let probed = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
+                                                           "-of", "csv=p=0", path]))
+            // ffprobe appends side data (MPEG-2's CPB properties) after a comma.
+            XCTAssertEqual(probed.out.split(whereSeparator: { $0 == "," || $0 == "\n" }).first.map(String.init), probedCodec, name)
+            let track = try XCTUnwrap(Movie.open(path: path).tracks.first { $0.kind == .video }, name)
+            XCTAssertEqual(track.codecName, ourName, name)
+        }
+    }
+}

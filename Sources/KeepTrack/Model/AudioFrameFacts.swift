@@ -67,26 +67,34 @@ public struct AudioFrameFacts: Sendable, Equatable {
     }
 }
 
-/// What an `mp4a` entry's DecoderConfigDescriptor.objectTypeIndication says the stream is
-/// (the MP4 registration authority's object type table): not every `mp4a` is AAC.
-public enum MPEG4AudioObjectType {
+/// What an `esds` DecoderConfigDescriptor.objectTypeIndication says the stream is (the MP4
+/// registration authority's object type table, one table for audio and visual streams): not
+/// every `mp4a` is AAC and not every `mp4v` is MPEG-4 Visual.
+public enum MPEG4ObjectType {
     public static let aac: Set<UInt8> = [0x40, 0x66, 0x67, 0x68]
     public static let mpegAudio: Set<UInt8> = [0x69, 0x6B]
     public static let dts: Set<UInt8> = [0xA9, 0xAA, 0xAB, 0xAC]
 
     public static func codecName(_ objectType: UInt8) -> String {
         switch objectType {
+        case 0x20: return "MPEG-4 Visual"
+        case 0x21: return "H.264"
+        case 0x23: return "HEVC"
         case 0x40: return "AAC"
+        case 0x60...0x65: return "MPEG-2 video"
         case 0x66, 0x67, 0x68: return "AAC (MPEG-2)"
         case 0x69: return "MPEG-2 audio (MP3)"
+        case 0x6A: return "MPEG-1 video"
         case 0x6B: return "MPEG-1 audio (MP3)"
+        case 0x6C: return "JPEG"
+        case 0x6D: return "PNG"
         case 0xA5: return "AC-3"
         case 0xA6: return "E-AC-3"
         case 0xA9, 0xAA, 0xAB, 0xAC: return "DTS"
         case 0xAD: return "Opus"
         case 0xDD: return "Vorbis"
         case 0xE1: return "QCELP"
-        default: return "MPEG-4 audio, object type 0x" + String(objectType, radix: 16).leftPadded(to: 2)
+        default: return "object type 0x" + String(objectType, radix: 16).leftPadded(to: 2)
         }
     }
 }

@@ -177,7 +177,11 @@ public struct Track: Sendable {
         case "vp09": return "VP9"
         case "ap4h", "ap4x", "apch", "apcn", "apcs", "apco": return "Apple ProRes"
         case "jpeg", "mjpa": return "Motion JPEG"
-        case "mp4a": return mp4aObjectType.map(MPEG4AudioObjectType.codecName) ?? "AAC"
+        case "mp4v": return visualObjectTypeName
+        case "s263", "h263": return "H.263"
+        case "png ": return "PNG"
+        case "mp1v", "mp2v", "xdvc", "xd5c": return "MPEG-2 video"
+        case "mp4a": return mp4aObjectType.map(MPEG4ObjectType.codecName) ?? "AAC"
         case ".mp3", "ms\u{0}U": return "MP3"
         case "dtsc", "dtsh", "dtsl", "dtse", "dtsx": return "DTS"
         case "apac": return "Apple Positional Audio (APAC)"
@@ -215,6 +219,14 @@ public struct Track: Sendable {
         return try? ElementaryStreamDescriptorBox(box: box)
     }
 
+    /// An `mp4v` entry's codec, named by its `esds` object type (MPEG-4 Visual, MPEG-1/2 video, JPEG).
+    var visualObjectTypeName: String {
+        guard let box = sampleEntries.first?.first("esds"), let type = (try? ElementaryStreamDescriptorBox(box: box))?.objectTypeIndication else {
+            return "MPEG-4 Visual"
+        }
+        return MPEG4ObjectType.codecName(type)
+    }
+
     /// The `esds` object type of an `mp4a` entry (0x40 AAC, 0x6B MP3, 0xDD Vorbis, …).
     var mp4aObjectType: UInt8? { codecFormat == "mp4a" ? esdsBox?.objectTypeIndication : nil }
 
@@ -226,8 +238,8 @@ public struct Track: Sendable {
         case "dtsc", "dtsh", "dtsl", "dtse": return .dts
         case "mp4a":
             guard let type = mp4aObjectType else { return nil }
-            if MPEG4AudioObjectType.mpegAudio.contains(type) { return .mpegAudio }
-            if MPEG4AudioObjectType.dts.contains(type) { return .dts }
+            if MPEG4ObjectType.mpegAudio.contains(type) { return .mpegAudio }
+            if MPEG4ObjectType.dts.contains(type) { return .dts }
             return nil
         default: return nil
         }

@@ -24,7 +24,7 @@ public struct ElementaryStreamDescriptorBox: BoxView, DumpAnnotated {
     /// is not AAC (an MP3, Vorbis or DTS `mp4a` carries something else, or nothing, there).
     public var audioSpecificConfig: AudioSpecificConfig? {
         guard let config = try? decoderConfig(), let info = config.specificInfo,
-              MPEG4AudioObjectType.aac.contains(config.objectType) else { return nil }
+              MPEG4ObjectType.aac.contains(config.objectType) else { return nil }
         return try? AudioSpecificConfig(bytes: info)
     }
 
@@ -33,8 +33,8 @@ public struct ElementaryStreamDescriptorBox: BoxView, DumpAnnotated {
         do { found = try decoderConfig() } catch { return ["decoderConfig: <unreadable: \(error)>"] }
         guard let config = found else { return ["decoderConfig: <absent>"] }
         var lines = ["objectTypeIndication: 0x" + String(config.objectType, radix: 16).leftPadded(to: 2)
-                     + " (" + MPEG4AudioObjectType.codecName(config.objectType) + ")"]
-        if let info = config.specificInfo, MPEG4AudioObjectType.aac.contains(config.objectType),
+                     + " (" + MPEG4ObjectType.codecName(config.objectType) + ")"]
+        if let info = config.specificInfo, MPEG4ObjectType.aac.contains(config.objectType),
            let audio = try? AudioSpecificConfig(bytes: info) {
             lines += audio.dumpLines
         }
