@@ -46,6 +46,7 @@ extension OptionKey<String> {
     public static var planOut: Self { Self("plan-out") }
     public static var prefer: Self { Self("prefer") }
     public static var preset: Self { Self("preset") }
+    public static var preview: Self { Self("preview") }
     public static var report: Self { Self("report") }
     public static var size: Self { Self("size") }
     public static var start: Self { Self("start") }

@@ -101,7 +101,7 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
         }
     }
 
-    static func describe(_ status: Int32) -> String {
+    public static func describe(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         av_strerror(status, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -54,6 +54,8 @@ extension Reframer {
         var detectionSeconds = 0.0
         /// Every decoded frame, when the clip fits in `ReframeOptions.retainedFramesBudget`.
         var retained: RetainedFrames?
+        /// Pictures for the `--preview` contact sheet.
+        var preview: PreviewCapture?
 
         /// Shot cuts, as presentation indices, and those that fell between two analysed frames.
         func cuts(detector: ShotDetector = ShotDetector()) -> (cuts: [Int], uncertain: [UncertainCut]) {
@@ -136,6 +138,8 @@ extension Reframer {
         var analysis = Analysis()
         analysis.timeline = timeline
         let retained = keep ? RetainedFrames() : nil
+        let preview = options.previewOutput == nil ? nil
+            : PreviewCapture(tiles: ContactSheet.tiles, frameCount: timeline?.count ?? video.sampleTable.sampleCount, orientation: orientation)
         let timescale = Double(max(video.mediaHeader.timescale, 1))
         let frameRate = video.video?.frameRate ?? 30
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
@@ -188,6 +192,7 @@ extension Reframer {
                 analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
             }
             previousHistogram = histogram
+            try preview?.offer(frame, index: index, likelyCut: difference >= cutThreshold)
             analysis.analysedFrames.append(index)
             analysis.differences.append(difference)
             // What the detector found, up to `lag` pictures ago (waiting for it when it is further behind):
@@ -218,6 +223,7 @@ extension Reframer {
         analysis.samples = finished.samples
         analysis.detectionSeconds = finished.seconds
         analysis.retained = retained
+        analysis.preview = preview
         return analysis
     }
 

@@ -34,6 +34,8 @@ public struct ReframeOptions: Sendable {
     public var planInput: String?
     /// Analyse and plan only: write `planOutput` and the summary, encode nothing (no output movie).
     public var planOnly = false
+    /// Write a contact sheet (`ContactSheet`, PNG) of the plan here.
+    public var previewOutput: String?
     public init() {}
 }
 

@@ -17,6 +17,8 @@ public struct ReframeSummary: Sendable {
     public var crf: Double?
     public var preset: String?
     public var frames = 0
+    /// The `--preview` sheet's geometry (JSON), when one was written.
+    public var preview: JSONValue?
     public var path: CropPath?
     public var statistics: PathStatistics?
     public var coverage: SubjectCoverage?
@@ -33,7 +35,7 @@ public struct ReframeSummary: Sendable {
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
             ("input", .string(input)), ("output", .string(output)), ("passthrough", .bool(passthrough)),
-            ("notes", .array(notes.map(JSONValue.string))),
+            ("notes", .array(notes.map(JSONValue.string))), ("encodedFrames", .int(Int64(frames))),
             ("source", .object([
                 ("width", .int(Int64(orientation.width))), ("height", .int(Int64(orientation.height))),
                 ("rotation", .int(Int64(orientation.rotation))), ("displayWidth", .int(Int64(orientation.displayWidth))),
@@ -64,6 +66,7 @@ public struct ReframeSummary: Sendable {
                 ("reversals", .int(Int64(statistics.reversals))), ("largestStep", .int(Int64(statistics.largestStep))),
             ])))
         }
+        if let preview { fields.append(("preview", preview)) }
         fields.append(("tracks", .object([
             ("kept", .array(keptTracks.map { .int(Int64($0)) })),
             ("dropped", .array(droppedTracks.map { .object([("id", .int(Int64($0.id))), ("reason", .string($0.reason))]) })),

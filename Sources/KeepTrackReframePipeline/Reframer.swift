@@ -35,7 +35,7 @@ public enum Reframer {
             summary.passthrough = true
             summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
             let unused = [("--size", options.size != nil), ("--codec", options.codec != nil), ("--crf", options.crf != nil),
-                          ("--preset", options.preset != nil)].filter(\.1).map(\.0)
+                          ("--preset", options.preset != nil), ("--preview", options.previewOutput != nil)].filter(\.1).map(\.0)
             if !unused.isEmpty {
                 summary.notes.append("\(unused.joined(separator: ", ")) not applied: nothing was re-encoded")
             }
@@ -43,11 +43,13 @@ public enum Reframer {
             summary.timings = [("total", Date().timeIntervalSince(started))]
             return summary
         }
-        if let plan = options.planOutput, !options.overwrite, FileManager.default.fileExists(atPath: plan) {
-            throw KeepTrackError.outputExists(plan)
+        for file in [options.planOutput, options.previewOutput].compactMap({ $0 }) where !options.overwrite && FileManager.default.fileExists(atPath: file) {
+            throw KeepTrackError.outputExists(file)
         }
         if options.planOnly {
-            guard options.planOutput != nil else { throw KeepTrackError.usage("--plan-only needs --plan-out FILE") }
+            guard options.planOutput != nil || options.previewOutput != nil else {
+                throw KeepTrackError.usage("--plan-only needs --plan-out FILE or --preview FILE.png")
+            }
             return try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: nil,
                                options: options, summary: summary, started: started, progress: progress)
         }
@@ -97,6 +99,7 @@ public enum Reframer {
         guard let destination else {
             // --plan-only: the plan and what it is made of, no movie.
             try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
+            summary.preview = try writePreview(path, analysis: analysis, options: options, input: summary.input)
             summary.output = ""
             summary.crop = crop
             describe(path, analysis: analysis, in: &summary)
@@ -140,6 +143,7 @@ public enum Reframer {
         summary.verification = written.verification
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
         try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
+        summary.preview = try writePreview(path, analysis: analysis, options: options, input: summary.input)
         let muxed = Date()
 
         summary.crop = crop

@@ -9,7 +9,7 @@ enum ReframeCommand {
     static let spec = CommandSpec(
         name: "reframe",
         summary: "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched.",
-        arguments: "IN OUT | IN --plan-only --plan-out FILE",
+        arguments: "IN OUT | IN --plan-only (--plan-out FILE | --preview FILE.png)",
         positionals: 1...2,
         options: [
             .value(.aspect, "W:H", "Target aspect ratio (default 9:16)."),
@@ -19,7 +19,8 @@ enum ReframeCommand {
             .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: presets),
             .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
             .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice).", range: 0...1_048_576),
-            .flag(.planOnly, "Analyse and plan only: write --plan-out FILE and the summary, encode nothing (no OUT)."),
+            .value(.preview, "FILE.png", "Also write a contact sheet: frames across the clip with the crop, faces and people drawn, each beside its output frame, and a plot of the crop and subject over time with the cuts."),
+            .flag(.planOnly, "Analyse and plan only: write --plan-out FILE and/or --preview FILE.png and the summary, encode nothing (no OUT)."),
             .value(.plan, "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
             .flag(.json, "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
             .flag(.force, "Replace OUT if it exists."),
@@ -46,6 +47,13 @@ enum ReframeCommand {
         Audio and other tracks are copied byte for byte with their enabled flags, alternate groups and references;
         movie metadata (creation date, location, make, model) is kept. Timed metadata describing the old picture
         (detected faces, orientation) is dropped and reported.
+        --preview writes a PNG contact sheet to check the plan before publishing: 10 source frames (each shot's first,
+        then evenly spaced), darkened outside the crop window (green), the subject's face (red), other faces
+        (yellow), people (cyan) or, where nobody is found, what moved (magenta), each beside its output frame and
+        labelled with frame number and time; under them a plot over the whole clip (time left to right, position
+        along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red),
+        other detections, cuts (orange) and the frames shown (white ticks). With --plan-only nothing is encoded;
+        --plan-only --plan FILE --preview FILE.png draws an edited plan without rendering it.
         --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "frames": [{"time", "x", "y"}]}
         (x, y: the crop's top-left corner in display pixels, one entry per frame). --plan-only stops there (a full
         decode, no encode). --plan renders such a file, edited or not, instead of detecting: it must have this
@@ -69,10 +77,12 @@ enum ReframeCommand {
         options.planOutput = invocation.value(.planOut)
         options.planInput = invocation.value(.plan)
         if let memory = invocation.value(.frameMemory) { options.retainedFramesBudget = Int(memory * 1_048_576) }
+        options.previewOutput = invocation.value(.preview)
         options.planOnly = invocation.flag(.planOnly)
         if options.planOnly {
-            guard invocation.positionals.count == 1, options.planOutput != nil, options.planInput == nil else {
-                throw KeepTrackCLIError.usage("--plan-only takes IN and --plan-out FILE (no OUT, no --plan)")
+            guard invocation.positionals.count == 1, options.planOutput != nil || options.previewOutput != nil,
+                  options.planInput == nil || options.previewOutput != nil else {
+                throw KeepTrackCLIError.usage("--plan-only takes IN and --plan-out FILE and/or --preview FILE.png (no OUT; --plan only with --preview)")
             }
         } else if invocation.positionals.count != 2 {
             throw KeepTrackCLIError.usage("reframe takes IN and OUT (or IN --plan-only --plan-out FILE)")

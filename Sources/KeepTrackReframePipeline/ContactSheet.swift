@@ -1,0 +1,232 @@
+import Foundation
+import KeepTrack
+import KeepTrackFraming
+
+/// The `--preview` picture: source frames across the clip (each shot's first frame, then evenly spaced
+/// ones) with the crop window, the faces and people found, each beside the output frame it becomes, and
+/// under them a plot of the crop's position and the subject's over the whole clip with the cuts marked.
+///
+/// Colours: crop window green, outside it darkened; the subject's face red; other faces yellow; people
+/// (bodies) cyan; where the picture moved (the fallback subject) magenta. In the plot (time runs left to
+/// right, position along the crop's axis top to bottom): the crop's extent dark green and its centre
+/// green, subject red, other faces yellow, people cyan, cuts orange, the frames shown above white ticks.
+struct ContactSheet {
+    static let crop = RGBImage.Colour(0, 255, 0)
+    static let cropBand = RGBImage.Colour(0, 72, 0)
+    static let subject = RGBImage.Colour(255, 0, 0)
+    static let face = RGBImage.Colour(255, 255, 0)
+    static let person = RGBImage.Colour(0, 200, 255)
+    static let motion = RGBImage.Colour(255, 0, 255)
+    static let cut = RGBImage.Colour(255, 140, 0)
+    static let background = RGBImage.Colour(24, 24, 24)
+    static let plotBackground = RGBImage.Colour(8, 8, 8)
+    static let label = RGBImage.Colour(230, 230, 230)
+
+    /// Frames a sheet shows.
+    static let tiles = 10
+    static let margin = 8, gap = 4, labelHeight = 14, plotHeight = 180, widestSheet = 1400
+
+    /// Where one frame is in the sheet: its source picture at (`x`, `y`), `width`×`height` pixels for the
+    /// whole display picture, and the output frame beside it at `outputX`.
+    struct Tile: Equatable {
+        var frame: Int
+        var x: Int, y: Int, width: Int, height: Int
+        var outputX: Int, outputWidth: Int, outputHeight: Int
+    }
+
+    var image: RGBImage
+    var tiles: [Tile] = []
+    var plot: (x: Int, y: Int, width: Int, height: Int)
+
+    /// Up to `count` of the `captured` frames: the first captured frame of each shot (evenly chosen among
+    /// them when there are more shots), then the captured frame nearest to each of `count` evenly spaced
+    /// places no chosen frame is near yet, then the captured frames farthest from those chosen.
+    static func chooseFrames(shots: [Range<Int>], captured: [Int], frameCount: Int, count: Int) -> [Int] {
+        var starts: [Int] = []
+        for shot in shots {
+            if let first = captured.first(where: { shot.contains($0) }), !starts.contains(first) { starts.append(first) }
+        }
+        if starts.count > count {
+            starts = count <= 1 ? [starts[0]]
+                : (0..<count).map { starts[Int((Double($0) * Double(starts.count - 1) / Double(count - 1)).rounded())] }
+        }
+        var chosen = starts
+        var remaining = captured.filter { !chosen.contains($0) }
+        func distance(_ frame: Double) -> Double { chosen.map { abs(Double($0) - frame) }.min() ?? .infinity }
+        let spacing = Double(max(frameCount, 1)) / Double(max(count, 1))
+        for place in (0..<count).map({ (Double($0) + 0.5) * spacing }) where chosen.count < count && !remaining.isEmpty {
+            guard distance(place) > spacing / 2 else { continue }
+            let nearest = remaining.indices.min { abs(Double(remaining[$0]) - place) < abs(Double(remaining[$1]) - place) }!
+            chosen.append(remaining.remove(at: nearest))
+        }
+        while chosen.count < count, !remaining.isEmpty {
+            let farthest = remaining.indices.max { distance(Double(remaining[$0])) < distance(Double(remaining[$1])) }!
+            chosen.append(remaining.remove(at: farthest))
+        }
+        return chosen.sorted()
+    }
+
+    /// The detections nearest to `frame` within its shot and `window` seconds: the last detection at or
+    /// before it, else the first after it.
+    static func sample(near frame: Int, in shot: Range<Int>, samples: [DetectionSample], frameTimes: [Double], window: Double = 1) -> DetectionSample? {
+        let inShot = samples.filter { shot.contains($0.frameIndex) }
+        let found = inShot.last(where: { $0.frameIndex <= frame }) ?? inShot.first(where: { $0.frameIndex > frame })
+        guard let found, abs(frameTimes[found.frameIndex] - frameTimes[frame]) <= window else { return nil }
+        return found
+    }
+
+    init(path: CropPath, samples: [DetectionSample], frameTimes: [Double], captured: [(frame: Int, image: RGBImage)], count: Int = 10) {
+        let frames = Self.chooseFrames(shots: path.shots, captured: captured.map(\.frame), frameCount: path.offsets.count, count: count)
+        let pictures = Dictionary(captured.map { ($0.frame, $0.image) }, uniquingKeysWith: { first, _ in first })
+        let pictureWidth = captured.first?.image.width ?? 0, pictureHeight = captured.first?.image.height ?? 0
+        let scaleX = Double(pictureWidth) / Double(max(path.sourceWidth, 1))
+        let scaleY = Double(pictureHeight) / Double(max(path.sourceHeight, 1))
+        let outputWidth = Int((Double(path.cropWidth) * scaleX).rounded())
+        let outputHeight = Int((Double(path.cropHeight) * scaleY).rounded())
+        let tileWidth = pictureWidth + Self.gap + outputWidth
+        let columns = max(1, min(4, frames.count, (Self.widestSheet - Self.margin) / max(tileWidth + Self.margin, 1)))
+        let rows = (frames.count + columns - 1) / columns
+        let rowHeight = Self.labelHeight + pictureHeight + Self.margin
+        let sheetWidth = max(Self.margin + columns * (tileWidth + Self.margin), 320)
+        let sheetHeight = Self.margin + rows * rowHeight + Self.plotHeight + Self.margin
+        image = RGBImage(width: sheetWidth, height: sheetHeight, fill: Self.background)
+        plot = (Self.margin, Self.margin + rows * rowHeight, sheetWidth - 2 * Self.margin, Self.plotHeight)
+
+        for (position, frame) in frames.enumerated() {
+            guard let picture = pictures[frame] else { continue }
+            let x = Self.margin + (position % columns) * (tileWidth + Self.margin)
+            let y = Self.margin + (position / columns) * rowHeight + Self.labelHeight
+            let tile = Tile(frame: frame, x: x, y: y, width: pictureWidth, height: pictureHeight,
+                            outputX: x + pictureWidth + Self.gap, outputWidth: outputWidth, outputHeight: outputHeight)
+            let shot = path.shots.first(where: { $0.contains(frame) }) ?? frame..<(frame + 1)
+            let detections = Self.sample(near: frame, in: shot, samples: samples, frameTimes: frameTimes)
+            let subjectFace = path.subjectFaces.filter { shot.contains($0.frameIndex) && abs(frameTimes[$0.frameIndex] - frameTimes[frame]) <= 1 }
+                .min { abs($0.frameIndex - frame) < abs($1.frameIndex - frame) }?.box
+            drawTile(tile, picture: picture, crop: path.rect(frame: frame), detections: detections, subject: subjectFace,
+                     scaleX: scaleX, scaleY: scaleY)
+            let time = frameTimes.indices.contains(frame) ? frameTimes[frame] - (frameTimes.first ?? 0) : 0
+            Self.write(String(format: "%d  %.2fs", frame, time), into: &image, x: x, y: y - Self.labelHeight + 2)
+            tiles.append(tile)
+        }
+        drawPlot(path: path, samples: samples, shownFrames: tiles.map(\.frame))
+    }
+
+    private mutating func drawTile(_ tile: Tile, picture: RGBImage, crop: FrameRect, detections: DetectionSample?, subject: FrameRect?,
+                                   scaleX: Double, scaleY: Double) {
+        func scaled(_ rect: FrameRect) -> (x: Int, y: Int, width: Int, height: Int) {
+            let left = Int((rect.x * scaleX).rounded()), top = Int((rect.y * scaleY).rounded())
+            let right = Int(((rect.x + rect.width) * scaleX).rounded()), bottom = Int(((rect.y + rect.height) * scaleY).rounded())
+            return (left, top, max(1, right - left), max(1, bottom - top))
+        }
+        let window = scaled(crop)
+        // The output frame: the crop of the same picture, beside it, framed in grey.
+        image.strokeRect(x: tile.outputX - 1, y: tile.y - 1, width: tile.outputWidth + 2, height: tile.outputHeight + 2,
+                         RGBImage.Colour(96, 96, 96), thickness: 1)
+        image.draw(picture, fromX: window.x, fromY: window.y, width: tile.outputWidth, height: tile.outputHeight, atX: tile.outputX, y: tile.y)
+        // The source picture, darkened outside the crop.
+        var source = picture
+        source.darken(x: 0, y: 0, width: window.x, height: picture.height, factor: 0.45)
+        source.darken(x: window.x + window.width, y: 0, width: picture.width, height: picture.height, factor: 0.45)
+        source.darken(x: window.x, y: 0, width: window.width, height: window.y, factor: 0.45)
+        source.darken(x: window.x, y: window.y + window.height, width: window.width, height: picture.height, factor: 0.45)
+        if let detections {
+            for person in detections.people {
+                let box = scaled(person.box)
+                source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, Self.person, thickness: 1)
+            }
+            if detections.faces.isEmpty, detections.people.isEmpty, let moved = detections.motion {
+                let box = scaled(moved)
+                source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, Self.motion, thickness: 1)
+            }
+            for face in detections.faces {
+                let box = scaled(face.box)
+                source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, Self.face, thickness: 1)
+            }
+        }
+        if let subject {
+            let box = scaled(subject)
+            source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, Self.subject, thickness: 2)
+        }
+        source.strokeRect(x: window.x, y: window.y, width: window.width, height: window.height, Self.crop, thickness: 2)
+        image.draw(source, atX: tile.x, y: tile.y)
+    }
+
+    private mutating func drawPlot(path: CropPath, samples: [DetectionSample], shownFrames: [Int]) {
+        let (plotX, plotY, width, height) = plot
+        image.fillRect(x: plotX, y: plotY, width: width, height: height, Self.plotBackground)
+        let frameCount = path.offsets.count
+        guard frameCount > 0, width > 1, height > 1 else { return }
+        let horizontal = path.axis == .horizontal
+        let length = Double(horizontal ? path.sourceWidth : path.sourceHeight)
+        let extent = Double(horizontal ? path.cropWidth : path.cropHeight)
+        func column(_ frame: Int) -> Int { plotX + Int((Double(frame) * Double(width - 1) / Double(max(1, frameCount - 1))).rounded()) }
+        func row(_ position: Double) -> Int { plotY + Int((max(0, min(length, position)) / max(length, 1) * Double(height - 1)).rounded()) }
+        func centre(_ box: FrameRect) -> Double { horizontal ? box.midX : box.midY }
+        var centreLine: [(x: Int, y: Int)] = []
+        for x in 0..<width {
+            let frame = min(frameCount - 1, Int((Double(x) * Double(frameCount - 1) / Double(width - 1)).rounded()))
+            let offset = Double(path.offsets[frame])
+            let top = row(offset), bottom = row(offset + extent)
+            image.fillRect(x: plotX + x, y: top, width: 1, height: bottom - top + 1, Self.cropBand)
+            centreLine.append((plotX + x, row(offset + extent / 2)))
+        }
+        for shot in path.shots.dropFirst() {
+            image.fillRect(x: column(shot.lowerBound), y: plotY, width: 1, height: height, Self.cut)
+        }
+        for frame in shownFrames { image.fillRect(x: column(frame), y: plotY, width: 1, height: 5, Self.label) }
+        for sample in samples {
+            for face in sample.faces { image.fillRect(x: column(sample.frameIndex), y: row(centre(face.box)), width: 2, height: 2, Self.face) }
+            for person in sample.people {
+                image.fillRect(x: column(sample.frameIndex), y: row(centre(person.box)), width: 2, height: 2, Self.person)
+            }
+        }
+        image.polyline(centreLine, Self.crop)
+        for (frame, box) in path.subjectFaces {
+            image.fillRect(x: column(frame) - 1, y: row(centre(box)) - 1, width: 3, height: 3, Self.subject)
+        }
+    }
+
+    /// The sheet's geometry for `--json`: where each frame is, and the plot.
+    var json: JSONValue {
+        .object([
+            ("width", .int(Int64(image.width))), ("height", .int(Int64(image.height))),
+            ("frames", .array(tiles.map { tile in
+                .object([("frame", .int(Int64(tile.frame))), ("x", .int(Int64(tile.x))), ("y", .int(Int64(tile.y))),
+                         ("width", .int(Int64(tile.width))), ("height", .int(Int64(tile.height))),
+                         ("outputX", .int(Int64(tile.outputX))), ("outputWidth", .int(Int64(tile.outputWidth))),
+                         ("outputHeight", .int(Int64(tile.outputHeight)))])
+            })),
+            ("plot", .object([("x", .int(Int64(plot.x))), ("y", .int(Int64(plot.y))),
+                              ("width", .int(Int64(plot.width))), ("height", .int(Int64(plot.height)))])),
+        ])
+    }
+
+    func write(to destination: String, overwrite: Bool, inputs: [String]) throws {
+        let bytes = try image.pngData()
+        try OutputFile.write(to: destination, overwrite: overwrite, inputs: inputs) { file in try file.write(bytes) }
+    }
+
+    // MARK: labels
+
+    /// 3×5 glyphs (rows top to bottom, 3 bits each, high bit left) for the labels: digits, '.', 's'.
+    static let glyphs: [Character: [UInt8]] = [
+        "0": [7, 5, 5, 5, 7], "1": [2, 6, 2, 2, 7], "2": [7, 1, 7, 4, 7], "3": [7, 1, 7, 1, 7], "4": [5, 5, 7, 1, 1],
+        "5": [7, 4, 7, 1, 7], "6": [7, 4, 7, 5, 7], "7": [7, 1, 1, 1, 1], "8": [7, 5, 7, 5, 7], "9": [7, 5, 7, 1, 7],
+        ".": [0, 0, 0, 0, 2], "s": [0, 3, 6, 3, 6],
+    ]
+
+    /// `text` in 2× glyphs (8 pixels a character) with its top-left corner at (`x`, `y`).
+    static func write(_ text: String, into image: inout RGBImage, x: Int, y: Int) {
+        var left = x
+        for character in text {
+            if let rows = glyphs[character] {
+                for (row, bits) in rows.enumerated() {
+                    for bit in 0..<3 where bits & (4 >> bit) != 0 {
+                        image.fillRect(x: left + bit * 2, y: y + row * 2, width: 2, height: 2, label)
+                    }
+                }
+            }
+            left += 8
+        }
+    }
+}

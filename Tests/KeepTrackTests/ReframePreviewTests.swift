@@ -1,0 +1,162 @@
+import Foundation
+import XCTest
+import KeepTrack
+import KeepTrackFraming
+@testable import KeepTrackReframePipeline
+
+/// `reframe --preview FILE.png`: the contact sheet, read back by ffmpeg (an independent PNG decoder).
+final class ReframePreviewTests: XCTestCase {
+    static let green: [UInt8] = [0, 255, 0]
+
+    /// The PNG as ffprobe describes it and as ffmpeg decodes it to packed RGB.
+    static func decoded(_ png: String) throws -> (width: Int, height: Int, rgb: [UInt8]) {
+        let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                      "stream=codec_name,width,height", "-of", "csv=p=0", png]))
+        XCTAssertEqual(probe.code, 0, probe.out)
+        let fields = probe.out.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+        XCTAssertEqual(fields.first, "png", probe.out)
+        let width = try XCTUnwrap(Int(fields.count == 3 ? fields[1] : "")), height = try XCTUnwrap(Int(fields.count == 3 ? fields[2] : ""))
+        let rgb = try XCTUnwrap(runToolData("ffmpeg", ["-v", "error", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
+        XCTAssertEqual(rgb.count, width * height * 3)
+        return (width, height, [UInt8](rgb))
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+    }
+
+    /// Checks the sheet `png` against the crop positions `xs` (one per frame, 202 px wide crops of a 640 px
+    /// picture): both edges of the crop window drawn green at every tile where the plan puts them, nothing
+    /// green just outside or inside them, the output frame beside it equal to the picture inside the crop, and
+    /// the crop's centre line in every column of the plot. Returns the crop positions the tiles show.
+    @discardableResult
+    func checkSheet(_ png: String, _ summary: [String: Any], xs: [Int], file: StaticString = #filePath, line: UInt = #line) throws -> Set<Int> {
+        let preview = try XCTUnwrap(summary["preview"] as? [String: Any], file: file, line: line)
+        let sheet = try Self.decoded(png)
+        XCTAssertEqual(sheet.width, preview["width"] as? Int, file: file, line: line)
+        XCTAssertEqual(sheet.height, preview["height"] as? Int, file: file, line: line)
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.rgb[(y * sheet.width + x) * 3..<(y * sheet.width + x) * 3 + 3]) }
+        let tiles = try XCTUnwrap(preview["frames"] as? [[String: Any]], file: file, line: line)
+        XCTAssertEqual(tiles.count, 10, file: file, line: line)
+        XCTAssertEqual(tiles.first?["frame"] as? Int, 0, "the shot's first frame", file: file, line: line)
+        var shown = Set<Int>()
+        for tile in tiles {
+            let frame = try XCTUnwrap(tile["frame"] as? Int), x0 = try XCTUnwrap(tile["x"] as? Int), y0 = try XCTUnwrap(tile["y"] as? Int)
+            let width = try XCTUnwrap(tile["width"] as? Int), height = try XCTUnwrap(tile["height"] as? Int)
+            let cropX = xs[frame]
+            shown.insert(cropX)
+            let left = x0 + Int((Double(cropX) * Double(width) / 640).rounded())
+            let right = x0 + Int((Double(cropX + 202) * Double(width) / 640).rounded()) - 1
+            for y in [y0 + 5, y0 + height / 2, y0 + height - 5] {
+                XCTAssertEqual(pixel(left, y), Self.green, "frame \(frame): crop's left edge at plan x \(cropX)", file: file, line: line)
+                XCTAssertEqual(pixel(right, y), Self.green, "frame \(frame): crop's right edge", file: file, line: line)
+                XCTAssertNotEqual(pixel(left + 4, y), Self.green, "frame \(frame): a 2-pixel outline", file: file, line: line)
+                if left - 3 >= x0 { XCTAssertNotEqual(pixel(left - 3, y), Self.green, "frame \(frame): nothing left of it", file: file, line: line) }
+            }
+            // The output frame beside it is the picture inside the crop (undarkened: the same pixels).
+            let outputX = try XCTUnwrap(tile["outputX"] as? Int)
+            for (dx, dy) in [(10, 10), (40, height / 2), (60, height - 12)] {
+                XCTAssertEqual(pixel(outputX + dx, y0 + dy), pixel(left + dx, y0 + dy), "frame \(frame) output at +\(dx),+\(dy)",
+                               file: file, line: line)
+            }
+            // Outside the crop the picture is darkened, not blacked out (testsrc2 has no black there).
+            let outside = cropX > 40 ? x0 + 5 : right + 10
+            XCTAssertNotEqual(pixel(outside, y0 + height / 2), [0, 0, 0], "frame \(frame): darkened picture outside", file: file, line: line)
+        }
+        let plot = try XCTUnwrap(preview["plot"] as? [String: Any], file: file, line: line)
+        let plotX = try XCTUnwrap(plot["x"] as? Int), plotY = try XCTUnwrap(plot["y"] as? Int)
+        let plotWidth = try XCTUnwrap(plot["width"] as? Int), plotHeight = try XCTUnwrap(plot["height"] as? Int)
+        for x in stride(from: plotX, to: plotX + plotWidth, by: 37) {
+            XCTAssertTrue((plotY..<plotY + plotHeight).contains { pixel(x, $0) == Self.green }, "plot column \(x): crop centre",
+                          file: file, line: line)
+        }
+        return shown
+    }
+
+    func testPlanOnlyPreviewDrawsThePlannedCropAndEncodesNothing() throws {
+        let folder = TemporaryFolder()
+        let source = try ReframePlanTests.clip(in: folder)  // 640x360, 60 frames: crop 202x360
+        let sheet = folder.path("sheet.png"), planFile = folder.path("plan.json")
+        let run = runCLI(["reframe", source, "--plan-only", "--plan-out", planFile, "--preview", sheet, "--json"])
+        XCTAssertEqual(run.code, 0, run.error)
+        let summary = try Self.json(run.out)
+        // No encode: no encoder opened, no frame encoded, no video written.
+        XCTAssertEqual(summary["encodedFrames"] as? Int, 0)
+        XCTAssertNil(summary["video"])
+        XCTAssertNil((summary["timings"] as? [String: Any])?["encode"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted(), ["plan.json", "sheet.png", "source.mp4"])
+        var plan = try ReframePlanTests.plan(planFile)
+        try checkSheet(sheet, summary, xs: try ReframePlanTests.xs(plan))
+
+        // An edited plan (the crop sweeping left to right) drawn without encoding: the crop is where it says.
+        var frames = try XCTUnwrap(plan["frames"] as? [[String: Any]])
+        let sweep = frames.indices.map { min(438, $0 * 8) }
+        for index in frames.indices { frames[index]["x"] = sweep[index] }
+        plan["frames"] = frames
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: folder.path("edited.json")))
+        let edited = runCLI(["reframe", source, "--plan-only", "--plan", folder.path("edited.json"), "--preview", folder.path("edited.png"), "--json"])
+        XCTAssertEqual(edited.code, 0, edited.error)
+        let editedSummary = try Self.json(edited.out)
+        XCTAssertEqual(editedSummary["encodedFrames"] as? Int, 0)
+        let shown = try checkSheet(folder.path("edited.png"), editedSummary, xs: sweep)
+        XCTAssertGreaterThan(shown.count, 5, "the tiles show the crop at many places: \(shown.sorted())")
+    }
+
+    func testPreviewBesideAnEncodeRespectsForce() throws {
+        let folder = TemporaryFolder()
+        let source = try ReframePlanTests.clip(in: folder)
+        let sheet = folder.path("sheet.png"), movie = folder.path("out.mp4")
+        let run = runCLI(["reframe", source, movie, "--preview", sheet, "--preset", "ultrafast", "--json"])
+        XCTAssertEqual(run.code, 0, run.error)
+        XCTAssertEqual(try Self.json(run.out)["encodedFrames"] as? Int, 60)
+        let first = try Self.decoded(sheet)
+        XCTAssertGreaterThan(first.width, 400)
+        XCTAssertEqual(try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                                         "stream=nb_read_frames", "-of", "csv=p=0", movie])).out
+                            .trimmingCharacters(in: .whitespacesAndNewlines), "60")
+
+        // An existing preview is kept without --force, and refused before any work (no movie written).
+        let other = folder.path("other.mp4")
+        let refused = runCLI(["reframe", source, other, "--preview", sheet, "--preset", "ultrafast"])
+        XCTAssertEqual(refused.code, 73, refused.error)
+        XCTAssertTrue(refused.error.contains("sheet.png"), refused.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: other))
+        XCTAssertEqual(try Self.decoded(sheet).rgb, first.rgb)
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: sheet))
+        let forced = runCLI(["reframe", source, "--plan-only", "--preview", sheet, "--force"])
+        XCTAssertEqual(forced.code, 0, forced.error)
+        XCTAssertEqual(try Self.decoded(sheet).rgb, first.rgb, "the same plan, the same sheet, replacing the old file")
+    }
+
+    func testEachShotStartsATileAndTheRestAreSpreadOut() {
+        let shots = [0..<50, 50..<120, 120..<200]
+        let captured = [0, 10, 20, 52, 60, 100, 120, 150, 190]
+        XCTAssertEqual(ContactSheet.chooseFrames(shots: shots, captured: captured, frameCount: 200, count: 5), [0, 52, 120, 150, 190])
+        XCTAssertEqual(ContactSheet.chooseFrames(shots: shots, captured: captured, frameCount: 200, count: 2), [0, 120], "more shots than tiles: spread")
+        XCTAssertEqual(ContactSheet.chooseFrames(shots: shots, captured: captured, frameCount: 200, count: 20), captured, "never more than captured")
+    }
+
+    func testDrawing() throws {
+        var image = RGBImage(width: 20, height: 10, fill: RGBImage.Colour(10, 10, 10))
+        image.strokeRect(x: 2, y: 1, width: 8, height: 6, ContactSheet.crop, thickness: 2)
+        XCTAssertEqual(image.pixel(x: 2, y: 3), ContactSheet.crop)
+        XCTAssertEqual(image.pixel(x: 3, y: 3), ContactSheet.crop)
+        XCTAssertEqual(image.pixel(x: 4, y: 3), RGBImage.Colour(10, 10, 10))
+        XCTAssertEqual(image.pixel(x: 9, y: 6), ContactSheet.crop)
+        XCTAssertEqual(image.pixel(x: 10, y: 6), RGBImage.Colour(10, 10, 10))
+        image.line(0, 9, 19, 0, ContactSheet.cut)
+        XCTAssertEqual(image.pixel(x: 0, y: 9), ContactSheet.cut)
+        XCTAssertEqual(image.pixel(x: 19, y: 0), ContactSheet.cut)
+        XCTAssertEqual((0..<20).filter { x in (0..<10).contains { image.pixel(x: x, y: $0) == ContactSheet.cut } }.count, 20, "no gaps")
+        image.darken(x: 0, y: 0, width: 1, height: 1, factor: 0.5)
+        XCTAssertEqual(image.pixel(x: 0, y: 0), RGBImage.Colour(5, 5, 5))
+        // libavcodec's PNG, decoded by ffmpeg, is the same picture.
+        let folder = TemporaryFolder()
+        let file = folder.path("t.png")
+        try Data(try image.pngData()).write(to: URL(fileURLWithPath: file))
+        let decoded = try Self.decoded(file)
+        XCTAssertEqual(decoded.width, 20)
+        XCTAssertEqual(decoded.height, 10)
+        XCTAssertEqual(decoded.rgb, image.pixels)
+    }
+}
