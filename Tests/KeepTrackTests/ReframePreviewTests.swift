@@ -128,6 +128,30 @@ final class ReframePreviewTests: XCTestCase {
         XCTAssertEqual(try Self.decoded(sheet).rgb, first.rgb, "the same plan, the same sheet, replacing the old file")
     }
 
+    /// Real footage of two people (`two_people_apart.mp4`): the sheet with detections against the sheet of
+    /// the same plan drawn without detecting (`--plan`): they differ only by boxes in the detection colours,
+    /// the subject's face in red and the other person's face in yellow.
+    func testTheDetectedFacesAreDrawnOnRealFootage() throws {
+        let source = try PersonDetectorTests.footage("two_people_apart.mp4")
+        let folder = TemporaryFolder()
+        let detected = runCLI(["reframe", source, "--plan-only", "--plan-out", folder.path("plan.json"), "--preview", folder.path("a.png"), "--json"])
+        XCTAssertEqual(detected.code, 0, detected.error)
+        let plain = runCLI(["reframe", source, "--plan-only", "--plan", folder.path("plan.json"), "--preview", folder.path("b.png"), "--json"])
+        XCTAssertEqual(plain.code, 0, plain.error)
+        XCTAssertEqual(try Self.json(plain.out)["subject"].map { ($0 as? [String: Any])?["analysedFrames"] as? Int }, 0, "nothing detected")
+        let a = try Self.decoded(folder.path("a.png")), b = try Self.decoded(folder.path("b.png"))
+        XCTAssertEqual(a.width, b.width)
+        XCTAssertEqual(a.height, b.height)
+        let colours: [[UInt8]] = [[255, 0, 0], [255, 255, 0], [0, 200, 255], [255, 0, 255]]
+        var counts = [Int](repeating: 0, count: colours.count), other = 0
+        for index in stride(from: 0, to: min(a.rgb.count, b.rgb.count), by: 3) where a.rgb[index..<index + 3] != b.rgb[index..<index + 3] {
+            if let colour = colours.firstIndex(of: Array(a.rgb[index..<index + 3])) { counts[colour] += 1 } else { other += 1 }
+        }
+        XCTAssertEqual(other, 0, "only detection boxes differ")
+        XCTAssertGreaterThan(counts[0], 200, "the subject's face in red: \(counts)")
+        XCTAssertGreaterThan(counts[1], 100, "the other face in yellow: \(counts)")
+    }
+
     func testEachShotStartsATileAndTheRestAreSpreadOut() {
         let shots = [0..<50, 50..<120, 120..<200]
         let captured = [0, 10, 20, 52, 60, 100, 120, 150, 190]
