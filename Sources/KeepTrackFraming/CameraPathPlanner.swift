@@ -12,10 +12,21 @@ public struct CropPath: Equatable, Sendable {
     public var subjectTracks: [Int?]
     /// The subject's face at each analysed frame where it was found (for coverage statistics).
     public var subjectFaces: [(frameIndex: Int, box: FrameRect)]
+    /// Per shot, how it is shown (`--layout`); empty: every shot follows.
+    public var layouts: [ShotLayout] = []
+
+    /// How shot number `shot` is shown.
+    public func layout(shot: Int) -> ShotLayout { shot >= 0 && shot < layouts.count ? layouts[shot] : .follow }
+
+    /// How the shot holding frame `index` is shown.
+    public func layout(frame index: Int) -> ShotLayout {
+        layout(shot: shots.firstIndex { $0.contains(index) } ?? -1)
+    }
 
     public static func == (lhs: CropPath, rhs: CropPath) -> Bool {
         lhs.axis == rhs.axis && lhs.offsets == rhs.offsets && lhs.shots == rhs.shots
             && lhs.cropWidth == rhs.cropWidth && lhs.cropHeight == rhs.cropHeight
+            && lhs.shots.indices.map(lhs.layout(shot:)) == rhs.shots.indices.map(rhs.layout(shot:))
     }
 
     /// The crop rectangle of frame `index` in source (display-orientation) pixels.

@@ -79,7 +79,8 @@ public struct SubjectCoverage: Equatable, Sendable {
             guard frame.contains(face.box), face.box.width <= Double(path.cropWidth),
                   face.box.height <= Double(path.cropHeight) else { continue }
             possibleFrames += 1
-            if path.rect(frame: face.frameIndex).contains(face.box) { framesInside += 1 }
+            // A fit shot shows the whole picture.
+            if path.layout(frame: face.frameIndex) == .fit || path.rect(frame: face.frameIndex).contains(face.box) { framesInside += 1 }
         }
     }
 }

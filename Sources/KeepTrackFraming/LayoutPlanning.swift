@@ -1,0 +1,52 @@
+extension CameraPathPlanner {
+    /// Plans the path with a deliberate choice of subject and a layout per shot (`SubjectChoice`): the camera
+    /// follows, at each analysed frame, only the face chosen there (or, when the people who matter fit in one
+    /// crop, the box holding all of them, each held at its nearest sighting while undetected), so it never
+    /// turns to another face on its own. Shots where nobody's face is found keep the people and motion
+    /// fallbacks of `plan(frameTimes:samples:cuts:)`. Returns the path (with `layouts`) and the decisions.
+    public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], layout mode: LayoutMode,
+                     choice settings: SubjectChoice.Settings = SubjectChoice.Settings()) -> (path: CropPath, shots: [SubjectChoice.Shot]) {
+        let frameTimes = Self.strictlyIncreasing(rawTimes)
+        let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
+        let shots = ShotDetector.shots(frameCount: frameTimes.count, cuts: cuts)
+        let tracks = self.settings.tracker.link(usable, frameTimes: frameTimes, shotStarts: shots.map(\.lowerBound))
+        let chooser = SubjectChoice(sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                                    cropLength: Double(axis == .horizontal ? cropWidth : cropHeight), axis: axis, settings: settings)
+        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var decisions: [SubjectChoice.Shot] = []
+        var chosen: [DetectionSample] = []
+        for shot in shots {
+            let decision = chooser.decide(shot: shot, samples: usable, tracks: tracks, frameTimes: frameTimes, mode: mode)
+            decisions.append(decision)
+            let inShot = usable.filter { shot.contains($0.frameIndex) }
+            guard !decision.people.isEmpty else {
+                chosen += inShot  // nobody's face: people and motion as before
+                continue
+            }
+            let subjectAt = Dictionary(decision.subjects.map { ($0.frameIndex, $0.track) }, uniquingKeysWith: { a, _ in a })
+            let group = decision.groupFits ? decision.mattering.compactMap { byID[$0] } : []
+            for sample in inShot {
+                var kept = DetectionSample(frameIndex: sample.frameIndex, faces: [], people: [], motion: sample.motion)
+                if !group.isEmpty {
+                    let boxes = group.map { Self.nearestSighting(of: $0, to: sample.frameIndex, times: frameTimes) }
+                    let confidence = group.compactMap { $0.points.first?.detection.confidence }.max() ?? 100
+                    if let union = SubjectChoice.union(boxes) { kept.faces = [FaceDetection(box: union, confidence: confidence)] }
+                } else if let track = subjectAt[sample.frameIndex].flatMap({ byID[$0] }),
+                          let point = track.points.first(where: { $0.frameIndex == sample.frameIndex }) {
+                    kept.faces = [point.detection]
+                } else if sample.faces.isEmpty {
+                    kept.people = sample.people  // nobody's face here: the person nearest the subject stands in
+                }
+                chosen.append(kept)
+            }
+        }
+        var path = plan(frameTimes: rawTimes, samples: chosen, cuts: cuts)
+        path.layouts = decisions.map(\.layout)
+        return (path, decisions)
+    }
+
+    /// The track's face at `frame`, or at its sighting nearest in time.
+    static func nearestSighting(of track: FaceTrack, to frame: Int, times: [Double]) -> FrameRect {
+        track.points.min { abs(times[$0.frameIndex] - times[frame]) < abs(times[$1.frameIndex] - times[frame]) }!.detection.box
+    }
+}

@@ -1,0 +1,216 @@
+/// How one shot is shown in the vertical output.
+public enum ShotLayout: String, Sendable, CaseIterable {
+    /// A crop of the output's aspect following the subject (or a group that fits in it).
+    case follow
+    /// The whole picture scaled into the output, over a blurred, darkened copy of itself.
+    case fit
+}
+
+/// What `--layout` asks for: one layout for every shot, or a choice per shot.
+public enum LayoutMode: String, Sendable, CaseIterable {
+    case follow
+    case fit
+    /// Per shot: follow when one person dominates or the people who matter share one crop; fit when they cannot.
+    case auto
+}
+
+/// Who matters in a shot, who the camera follows at each analysed frame, and the layout of the shot.
+///
+/// Importance of a face at one analysed frame is its detector confidence × its size (the square root of its
+/// area over the frame height) × its centrality (1 at the frame's centre, 0.5 at a corner); a person's
+/// importance in a shot is the sum over the frames they are seen in divided by the shot's analysed frames,
+/// so persistence counts as much as size. The subject starts as the most important of the people seen first
+/// and changes only when another person has been at least `hysteresis` times as important over the surrounding
+/// `windowSeconds` (look-ahead: the whole clip is known) and the current subject has been held for
+/// `minimumHoldSeconds`, or when the current subject's track has ended; two people of similar weight never
+/// take turns.
+public struct SubjectChoice: Sendable {
+    public struct Settings: Sendable {
+        /// A challenger must be this many times as important as the subject (over the window) to take over.
+        public var hysteresis = 1.5
+        /// A subject is kept at least this long (seconds) before another may take over.
+        public var minimumHoldSeconds = 2.0
+        /// Importance over time is measured over this many seconds on each side of an analysed frame.
+        public var windowSeconds = 1.5
+        /// People whose shot importance is at least this fraction of the most important person's matter...
+        public var matterFraction = 0.35
+        /// ...when they are seen on at least this fraction of the shot's analysed frames.
+        public var minimumPresence = 0.3
+        /// Around each face of a group, this many face widths must fit in the crop too (head and shoulders).
+        public var groupMarginInFaceWidths = 0.6
+        /// The people who matter share one crop when their group fits on at least this fraction of the
+        /// analysed frames where two or more of them are seen.
+        public var shareFraction = 0.9
+
+        public init() {}
+    }
+
+    /// One person (a face track) of a shot.
+    public struct Person: Equatable, Sendable {
+        public var track: Int
+        public var importance: Double
+        /// Fraction of the shot's analysed frames the person is seen in.
+        public var presence: Double
+    }
+
+    /// What was decided for one shot.
+    public struct Shot: Equatable, Sendable {
+        public var frames: Range<Int>
+        /// Everyone seen in the shot, most important first.
+        public var people: [Person]
+        /// The tracks of the people who matter (most important first).
+        public var mattering: [Int]
+        /// Whether the people who matter fit in one crop (then the crop follows the group).
+        public var groupFits: Bool
+        /// The subject's track at each analysed frame of the shot where one was chosen (frame order).
+        public var subjects: [(frameIndex: Int, track: Int)]
+        public var layout: ShotLayout
+
+        /// Times the subject changed to a different person (not a new track of the same face).
+        public var switches: Int
+
+        public static func == (lhs: Shot, rhs: Shot) -> Bool {
+            lhs.frames == rhs.frames && lhs.people == rhs.people && lhs.mattering == rhs.mattering && lhs.groupFits == rhs.groupFits
+                && lhs.subjects.map(\.frameIndex) == rhs.subjects.map(\.frameIndex) && lhs.subjects.map(\.track) == rhs.subjects.map(\.track)
+                && lhs.layout == rhs.layout && lhs.switches == rhs.switches
+        }
+    }
+
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    /// The crop's length along its axis, and the axis.
+    public var cropLength: Double
+    public var axis: CropAxis
+    public var settings: Settings
+
+    public init(sourceWidth: Int, sourceHeight: Int, cropLength: Double, axis: CropAxis, settings: Settings = Settings()) {
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
+        self.cropLength = cropLength
+        self.axis = axis
+        self.settings = settings
+    }
+
+    /// A face's importance at one analysed frame.
+    public func score(_ face: FaceDetection) -> Double {
+        let width = Double(max(sourceWidth, 1)), height = Double(max(sourceHeight, 1))
+        let dx = (face.box.midX - width / 2) / (width / 2), dy = (face.box.midY - height / 2) / (height / 2)
+        let centrality = 1 - 0.5 * min(1, (dx * dx + dy * dy).squareRoot() / 2.0.squareRoot())
+        return Double(max(0, min(face.confidence, 100))) / 100 * face.box.area.squareRoot() / height * centrality
+    }
+
+    /// Decides one shot: `samples` are the shot's analysed frames, `tracks` the face tracks starting in it.
+    public func decide(shot: Range<Int>, samples: [DetectionSample], tracks: [FaceTrack], frameTimes: [Double],
+                       mode: LayoutMode) -> Shot {
+        let inShot = samples.filter { shot.contains($0.frameIndex) }.sorted { $0.frameIndex < $1.frameIndex }
+        let sampleCount = Double(max(inShot.count, 1))
+        let own = tracks.filter { shot.contains($0.firstFrame) }
+        let people = own.map { track in
+            Person(track: track.id, importance: track.points.reduce(0) { $0 + score($1.detection) } / sampleCount,
+                   presence: Double(track.points.count) / sampleCount)
+        }.sorted { ($0.importance, -$0.track) > ($1.importance, -$1.track) }
+        let top = people.first?.importance ?? 0
+        let mattering = people.filter { $0.importance >= settings.matterFraction * top && $0.presence >= settings.minimumPresence }.map(\.track)
+        let byID = Dictionary(own.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let groupFits = mattering.count > 1 && fits(mattering.compactMap { byID[$0] }, samples: inShot)
+        let layout: ShotLayout
+        switch mode {
+        case .follow: layout = .follow
+        case .fit: layout = .fit
+        case .auto: layout = mattering.count > 1 && !groupFits ? .fit : .follow
+        }
+        let (subjects, switches) = timeline(samples: inShot, tracks: own, frameTimes: frameTimes,
+                                            importance: Dictionary(people.map { ($0.track, $0.importance) }, uniquingKeysWith: { a, _ in a }))
+        return Shot(frames: shot, people: people, mattering: mattering, groupFits: groupFits, subjects: subjects,
+                    layout: layout, switches: switches)
+    }
+
+    /// Whether the people of `group` fit in one crop (with room around each face) wherever two or more are seen.
+    func fits(_ group: [FaceTrack], samples: [DetectionSample]) -> Bool {
+        var together = 0, fitting = 0
+        for sample in samples {
+            let boxes = group.compactMap { track in track.points.first { $0.frameIndex == sample.frameIndex }?.detection.box }
+            guard boxes.count > 1 else { continue }
+            together += 1
+            if span(of: boxes) <= cropLength { fitting += 1 }
+        }
+        return together > 0 && Double(fitting) >= settings.shareFraction * Double(together)
+    }
+
+    /// The length along the axis that `boxes` need, with the group margin around each face.
+    func span(of boxes: [FrameRect]) -> Double {
+        let spans = boxes.map { box -> (Double, Double) in
+            let (start, length) = box.span(along: axis)
+            let margin = settings.groupMarginInFaceWidths * length
+            return (start - margin, start + length + margin)
+        }
+        return (spans.map(\.1).max() ?? 0) - (spans.map(\.0).min() ?? 0)
+    }
+
+    /// The smallest box holding `boxes` (a group followed as one).
+    public static func union(_ boxes: [FrameRect]) -> FrameRect? {
+        guard let first = boxes.first else { return nil }
+        var x0 = first.x, y0 = first.y, x1 = first.maxX, y1 = first.maxY
+        for box in boxes.dropFirst() {
+            x0 = min(x0, box.x); y0 = min(y0, box.y); x1 = max(x1, box.maxX); y1 = max(y1, box.maxY)
+        }
+        return FrameRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The subject at each analysed frame where a face track lives, with hysteresis and a minimum hold.
+    /// The first subject is the most important person (over the whole shot) among those seen first.
+    func timeline(samples: [DetectionSample], tracks: [FaceTrack], frameTimes: [Double], importance: [Int: Double])
+        -> (subjects: [(frameIndex: Int, track: Int)], switches: Int) {
+        guard !tracks.isEmpty else { return ([], 0) }
+        let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let scores = Dictionary(tracks.map { track in
+            (track.id, track.points.map { (time: frameTimes[$0.frameIndex], score: score($0.detection)) })
+        }, uniquingKeysWith: { a, _ in a })
+        let sampleTimes = samples.map { frameTimes[$0.frameIndex] }
+        func windowed(_ id: Int, at time: Double) -> Double {
+            let low = time - settings.windowSeconds, high = time + settings.windowSeconds
+            let count = sampleTimes.filter { $0 >= low && $0 <= high }.count
+            let sum = (scores[id] ?? []).filter { $0.time >= low && $0.time <= high }.reduce(0) { $0 + $1.score }
+            return sum / Double(max(count, 1))
+        }
+        var result: [(frameIndex: Int, track: Int)] = []
+        var current: Int?
+        var heldSince = 0.0
+        var switches = 0
+        for (sample, time) in zip(samples, sampleTimes) {
+            let alive = tracks.filter { $0.firstFrame <= sample.frameIndex && $0.lastFrame >= sample.frameIndex }
+            guard let chosen = current, let currentTrack = byID[chosen] else {
+                current = alive.max { ((importance[$0.id] ?? 0), -$0.id) < ((importance[$1.id] ?? 0), -$1.id) }?.id
+                heldSince = time
+                if let current { result.append((sample.frameIndex, current)) }
+                continue
+            }
+            let ended = currentTrack.lastFrame < sample.frameIndex
+            let others = alive.filter { $0.id != chosen }
+            // A subject lost and found again (a new track where the old one ended) comes before anyone else.
+            let continuation = ended ? others.first { !isDifferentPerson(from: currentTrack, to: $0) } : nil
+            if let challenger = continuation ?? others.max(by: { (windowed($0.id, at: time), -$0.id) < (windowed($1.id, at: time), -$1.id) }) {
+                let takeOver = ended
+                    || (time - heldSince >= settings.minimumHoldSeconds
+                        && windowed(challenger.id, at: time) > settings.hysteresis * windowed(chosen, at: time))
+                if takeOver {
+                    if isDifferentPerson(from: currentTrack, to: challenger) { switches += 1 }
+                    current = challenger.id
+                    heldSince = time
+                }
+            }
+            if let current, byID[current]!.points.contains(where: { $0.frameIndex == sample.frameIndex }) {
+                result.append((sample.frameIndex, current))
+            }
+        }
+        return (result, switches)
+    }
+
+    /// A new track that starts where the old one ended (the same face, lost for a moment) is not a switch.
+    func isDifferentPerson(from old: FaceTrack, to new: FaceTrack) -> Bool {
+        guard let last = old.points.last?.detection.box, let next = new.points.first?.detection.box,
+              new.firstFrame > old.lastFrame else { return true }
+        let size = max(last.width, next.width, 1)
+        return abs(last.midX - next.midX) + abs(last.midY - next.midY) > 1.5 * size
+    }
+}

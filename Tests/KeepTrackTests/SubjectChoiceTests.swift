@@ -1,0 +1,125 @@
+import Foundation
+import XCTest
+import KeepTrackFraming
+
+/// Several people in one shot: who the camera follows (importance, hysteresis, minimum hold) and which layout
+/// `auto` picks, on detections with known positions (1920×1080, 9:16 crop 608 wide, 3 detections a second).
+final class SubjectChoiceTests: XCTestCase {
+    let planner = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: 608, cropHeight: 1080)
+    let frameRate = 30.0
+
+    /// A face centred at `x` (and y 400), `size` pixels square.
+    func face(_ x: Double, _ size: Double, confidence: Int = 95) -> FaceDetection {
+        FaceDetection(box: FrameRect(x: x - size / 2, y: 400 - size / 2, width: size, height: size), confidence: confidence)
+    }
+
+    /// `seconds` of frames; at every 10th frame the faces `at(sampleNumber)` are detected.
+    func scene(seconds: Double, _ at: (Int) -> [FaceDetection]) -> (times: [Double], samples: [DetectionSample]) {
+        let count = Int(seconds * frameRate)
+        let samples = stride(from: 0, to: count, by: 10).enumerated().map { number, frame in
+            DetectionSample(frameIndex: frame, faces: at(number))
+        }
+        return ((0..<count).map { Double($0) / frameRate }, samples)
+    }
+
+    /// Whether face box `box` lies inside the crop of `frame` (along x).
+    func inside(_ path: CropPath, _ frame: Int, _ box: FrameRect) -> Bool {
+        let rect = path.rect(frame: frame)
+        return box.x >= rect.x && box.maxX <= rect.maxX
+    }
+
+    /// Two people of the same weight whose detections take turns being the larger: the camera stays on one.
+    func testTwoPeopleOfSimilarWeightNeverPingPong() throws {
+        let (times, samples) = scene(seconds: 10) { n in
+            [self.face(500, n % 2 == 0 ? 130 : 110, confidence: n % 3 == 0 ? 90 : 97),
+             self.face(1400, n % 2 == 0 ? 110 : 130, confidence: n % 3 == 1 ? 90 : 97)]
+        }
+        for mode in [LayoutMode.follow, .auto] {
+            let (path, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: mode)
+            XCTAssertEqual(shots.count, 1)
+            XCTAssertEqual(shots[0].switches, 0, "\(mode)")
+            XCTAssertEqual(Set(shots[0].subjects.map(\.track)).count, 1, "one subject throughout (\(mode))")
+            let statistics = PathStatistics(path: path, frameTimes: times)
+            XCTAssertEqual(statistics.reversals, 0, "\(mode)")
+            if mode == .follow {
+                // The camera holds one of them and never turns to the other.
+                let subject = samples[0].faces[shots[0].subjects[0].track == 0 ? 0 : 1].box
+                XCTAssertTrue((0..<times.count).allSatisfy { inside(path, $0, subject) })
+                XCTAssertEqual(statistics.movingFrames, 0)
+            } else {
+                XCTAssertEqual(shots[0].layout, .fit, "900 px apart do not share a 608-px crop")
+                XCTAssertEqual(path.layout(frame: 150), .fit)
+            }
+        }
+    }
+
+    /// The subject leaves; the two who remain take turns being the larger. The old rule (the strongest face of
+    /// each detection once the subject is gone) turns back and forth between them; the choice holds one.
+    func testWhenTheSubjectLeavesTheCameraTakesOneOfTheOthersAndStays() throws {
+        let (times, samples) = scene(seconds: 10) { n in
+            var faces = [self.face(900, n % 2 == 0 ? 105 : 95), self.face(1500, n % 2 == 0 ? 95 : 105)]
+            if n < 15 { faces.append(self.face(650, 250)) }  // the subject, for the first 5 s
+            return faces
+        }
+        let old = planner.plan(frameTimes: times, samples: samples, cuts: [])
+        XCTAssertGreaterThan(PathStatistics(path: old, frameTimes: times).reversals, 0, "the old rule ping-pongs (what this test guards)")
+        let (path, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: .follow)
+        XCTAssertEqual(shots[0].switches, 1, "\(shots[0].subjects)")
+        XCTAssertEqual(Set(shots[0].subjects.filter { $0.frameIndex >= 150 }.map(\.track)).count, 1)
+        XCTAssertEqual(PathStatistics(path: path, frameTimes: times).reversals, 0)
+    }
+
+    /// A clearly more important person (three times the size, central) arrives: the camera turns to them once,
+    /// after the minimum hold, and never back.
+    func testAClearlyMoreImportantPersonTakesOverOnce() throws {
+        let (times, samples) = scene(seconds: 10) { n in
+            [self.face(400, 100)] + (n >= 9 ? [self.face(1300, 300)] : [])
+        }
+        let (path, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: .follow)
+        XCTAssertEqual(shots[0].switches, 1)
+        let first = try XCTUnwrap(shots[0].subjects.first), last = try XCTUnwrap(shots[0].subjects.last)
+        XCTAssertNotEqual(first.track, last.track)
+        let switchFrame = try XCTUnwrap(shots[0].subjects.first { $0.track == last.track }?.frameIndex)
+        XCTAssertGreaterThanOrEqual(Double(switchFrame) / frameRate, 3, "not before the newcomer is seen")
+        XCTAssertLessThanOrEqual(Double(switchFrame) / frameRate, 5, "soon after")
+        XCTAssertTrue(inside(path, 30, samples[3].faces[0].box), "the first subject is framed first")
+        XCTAssertTrue(inside(path, times.count - 1, samples.last!.faces[1].box), "the newcomer at the end")
+        XCTAssertEqual(PathStatistics(path: path, frameTimes: times).reversals, 0)
+    }
+
+    /// Two people close together: they share one crop, and the camera keeps both inside (follow and auto).
+    func testPeopleWhoFitInOneCropAreFollowedTogether() throws {
+        let (times, samples) = scene(seconds: 6) { n in [self.face(820 + Double(n % 2) * 6, 110), self.face(1080, 100)] }
+        for mode in [LayoutMode.follow, .auto] {
+            let (path, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: mode)
+            XCTAssertTrue(shots[0].groupFits)
+            XCTAssertEqual(shots[0].layout, .follow)
+            for frame in 0..<times.count {
+                XCTAssertTrue(inside(path, frame, samples[0].faces[0].box) && inside(path, frame, samples[0].faces[1].box), "frame \(frame) (\(mode))")
+            }
+        }
+    }
+
+    /// One person dominates (a small face at the edge in the background): auto follows; fit is only asked.
+    func testOneDominantPersonIsFollowed() throws {
+        let (times, samples) = scene(seconds: 6) { n in [self.face(960, 180)] + (n % 3 == 0 ? [self.face(1800, 40, confidence: 70)] : []) }
+        let (_, auto) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: .auto)
+        XCTAssertEqual(auto[0].mattering.count, 1)
+        XCTAssertEqual(auto[0].layout, .follow)
+        let (fitted, fit) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: .fit)
+        XCTAssertEqual(fit[0].layout, .fit)
+        XCTAssertEqual(fitted.layouts, [.fit])
+    }
+
+    /// Layouts are decided per shot: a shot of two people far apart, a cut, a shot of one.
+    func testAutoDecidesPerShot() throws {
+        let (times, samples) = scene(seconds: 8) { n in
+            n < 12 ? [self.face(300, 120), self.face(1600, 120)] : [self.face(1000, 150)]
+        }
+        let (path, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [120], layout: .auto)
+        XCTAssertEqual(shots.map(\.layout), [.fit, .follow])
+        XCTAssertEqual(path.layouts, [.fit, .follow])
+        XCTAssertEqual(path.layout(frame: 119), .fit)
+        XCTAssertEqual(path.layout(frame: 120), .follow)
+    }
+}
