@@ -58,7 +58,7 @@ let package = Package(
         // Container commands and the table-driven argument parser; links no C library.
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
         // Commands that decode or encode media (levels, reframe, demo, compare --levels).
-        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackReframePipeline"]),
+        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackReframePipeline"]),
         // `keeptrack` starts fast and hands media commands to `keeptrack-media` beside it.
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrack", "KeepTrackCLI"]),
         .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrack", "KeepTrackMediaCLI"]),

@@ -39,6 +39,7 @@ extension OptionKey<String> {
     public static var every: Self { Self("every") }
     public static var keep: Self { Self("keep") }
     public static var language: Self { Self("language") }
+    public static var layout: Self { Self("layout") }
     public static var list: Self { Self("list") }
     public static var outDir: Self { Self("out-dir") }
     public static var photo: Self { Self("photo") }

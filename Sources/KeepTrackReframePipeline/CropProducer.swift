@@ -12,14 +12,17 @@ final class CropProducer: @unchecked Sendable {
     let timeline: PresentationTimeline?
     let uncertainCuts: [UncertainCut]
     let retained: RetainedFrames?
+    /// Renders the frames of `fit` shots (nil when every shot follows).
+    let fitter: FitRenderer?
     /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
     private(set) var movedCuts: [(planned: Int, actual: Int)] = []
     /// Signalled when the thread has stopped touching the decoder and the cropper.
     let done = DispatchSemaphore(value: 0)
 
     init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
-         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil) {
+         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil, fitter: FitRenderer? = nil) {
         self.retained = retained
+        self.fitter = fitter
         self.movie = movie
         self.video = video
         self.path = path
@@ -46,16 +49,22 @@ final class CropProducer: @unchecked Sendable {
             guard frameIndex < path.offsets.count else {
                 throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(path.offsets.count))")
             }
-            var rect = path.rect(frame: frameIndex)
+            var shown = frameIndex  // the frame whose crop and layout this one takes
             while let cut = pendingCuts.first, cut.firstAfter <= frameIndex { pendingCuts.removeFirst() }
             if let cut = pendingCuts.first, cut.skipped.contains(frameIndex) {
                 if movedCuts.last?.planned == cut.firstAfter
                     || cut.belongsToNewShot(FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)) {
                     if movedCuts.last?.planned != cut.firstAfter { movedCuts.append((cut.firstAfter, frameIndex)) }
-                    rect = path.rect(frame: cut.firstAfter)
+                    shown = cut.firstAfter
                 }
             }
-            let prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
+            let prepared: UnsafeMutablePointer<AVFrame>
+            if let fitter, path.layout(frame: shown) == .fit {
+                prepared = try fitter.prepare(frame, time: time)
+            } else {
+                let rect = path.rect(frame: shown)
+                prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
+            }
             guard handoff.put(prepared) else { throw Stopped() }
             nextIndex = frameIndex + 1
             produced += 1

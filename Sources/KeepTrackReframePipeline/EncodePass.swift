@@ -59,8 +59,13 @@ extension Reframer {
                                                      presentationTime: packet.presentationTime, isSync: packet.isKey))
         }
         let handoff = FrameHandoff(capacity: 8)
+        // Shots shown whole (`fit`) are rendered at the cropper's output size and formats.
+        let fitter = path.layouts.contains(.fit)
+            ? try FitRenderer(orientation: cropper.orientation, output: cropper.output, sourceFormat: cropper.sourceFormat,
+                              outputFormat: cropper.outputFormat)
+            : nil
         let producer = CropProducer(movie: movie, video: video, path: path, cropper: cropper, handoff: handoff,
-                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts, retained: analysis.retained)
+                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts, retained: analysis.retained, fitter: fitter)
         let thread = Thread { producer.run() }
         thread.stackSize = 8 << 20
         thread.start()

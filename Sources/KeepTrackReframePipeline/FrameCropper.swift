@@ -51,19 +51,19 @@ final class FrameCropper {
             }
             cropped = clone
         } else {
-            cropped = try newFrame(width: crop.width, height: crop.height, format: sourceFormat)
+            cropped = try VideoFrames.newFrame(width: crop.width, height: crop.height, format: sourceFormat)
             for plane in 0..<3 {
                 let shift = plane == 0 ? 0 : 1
-                let sourceStride = Int(linesize(frame, plane))
-                let origin = pointer(frame, plane)! + (stored.y >> shift) * sourceStride + (stored.x >> shift) * bytesPerSample
+                let sourceStride = Int(VideoFrames.linesize(frame, plane))
+                let origin = VideoFrames.pointer(frame, plane)! + (stored.y >> shift) * sourceStride + (stored.x >> shift) * bytesPerSample
                 FrameOperations.rotate(origin, sourceStride: sourceStride, width: stored.width >> shift, height: stored.height >> shift,
                                        bytesPerPixel: bytesPerSample, rotation: orientation.rotation,
-                                       into: pointer(cropped, plane)!, destinationStride: Int(linesize(cropped, plane)))
+                                       into: VideoFrames.pointer(cropped, plane)!, destinationStride: Int(VideoFrames.linesize(cropped, plane)))
             }
         }
         if let scaler {
             let scaled: UnsafeMutablePointer<AVFrame>
-            do { scaled = try newFrame(width: output.width, height: output.height, format: outputFormat) } catch {
+            do { scaled = try VideoFrames.newFrame(width: output.width, height: output.height, format: outputFormat) } catch {
                 var owned: UnsafeMutablePointer<AVFrame>? = cropped
                 av_frame_free(&owned)
                 throw error
@@ -93,34 +93,5 @@ final class FrameCropper {
         // The decoder's picture type would force the encoder's frame types; let the encoder choose.
         cropped.pointee.pict_type = AV_PICTURE_TYPE_NONE
         return cropped
-    }
-
-    private func newFrame(width: Int, height: Int, format: Int32) throws -> UnsafeMutablePointer<AVFrame> {
-        guard let frame = av_frame_alloc() else { throw KeepTrackError.io("out of memory allocating a frame") }
-        frame.pointee.width = Int32(width)
-        frame.pointee.height = Int32(height)
-        frame.pointee.format = format
-        guard av_frame_get_buffer(frame, 0) >= 0 else {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-            throw KeepTrackError.io("out of memory allocating a \(width)x\(height) frame")
-        }
-        return frame
-    }
-
-    private func pointer(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> UnsafeMutablePointer<UInt8>? {
-        switch plane {
-        case 0: return frame.pointee.data.0
-        case 1: return frame.pointee.data.1
-        default: return frame.pointee.data.2
-        }
-    }
-
-    private func linesize(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> Int32 {
-        switch plane {
-        case 0: return frame.pointee.linesize.0
-        case 1: return frame.pointee.linesize.1
-        default: return frame.pointee.linesize.2
-        }
     }
 }

@@ -19,6 +19,7 @@ enum PlanFile {
             ("crop", .object([("width", .int(Int64(path.cropWidth))), ("height", .int(Int64(path.cropHeight)))])),
             ("axis", .string(path.axis.rawValue)),
             ("cuts", .array(path.shots.dropFirst().map { .int(Int64($0.lowerBound)) })),
+            ("layouts", .array(path.shots.indices.map { .string(path.layout(shot: $0).rawValue) })),
             ("frames", .array(frames)),
         ])
     }
@@ -88,7 +89,22 @@ extension PlanFile {
             starts.append(cut)
         }
         let shots = zip(starts, starts.dropFirst() + [frameCount]).map { $0..<$1 }
-        return CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: crop.width, cropHeight: crop.height,
-                        offsets: offsets, shots: shots)
+        var path = CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: crop.width, cropHeight: crop.height,
+                            offsets: offsets, shots: shots)
+        // One layout per shot; a plan without "layouts" (written before layouts existed) follows throughout.
+        if let layoutList = root["layouts"] {
+            let names = ShotLayout.allCases.map(\.rawValue)
+            guard let entries = layoutList as? [Any] else { throw bad("\"layouts\" is not an array") }
+            guard entries.count == shots.count else {
+                throw bad("\"layouts\" has \(entries.count) entries; the plan has \(shots.count) shot(s) (one more than its cuts)")
+            }
+            path.layouts = try entries.enumerated().map { index, entry in
+                guard let name = entry as? String, let layout = ShotLayout(rawValue: name) else {
+                    throw bad("layouts[\(index)] is not one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))")
+                }
+                return layout
+            }
+        }
+        return path
     }
 }

@@ -36,6 +36,8 @@ public struct ReframeOptions: Sendable {
     public var planOnly = false
     /// Write a contact sheet (`ContactSheet`, PNG) of the plan here.
     public var previewOutput: String?
+    /// How shots are shown: follow the subject, fit the whole picture, or decide per shot.
+    public var layout = LayoutMode.follow
     public init() {}
 }
 

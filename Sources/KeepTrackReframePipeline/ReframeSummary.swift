@@ -22,6 +22,8 @@ public struct ReframeSummary: Sendable {
     public var path: CropPath?
     public var statistics: PathStatistics?
     public var coverage: SubjectCoverage?
+    /// Per shot: who mattered, whom the camera followed, the layout (empty when a plan was given).
+    public var shotDecisions: [SubjectChoice.Shot] = []
     public var analysedFrames = 0
     /// Frames the analysis decoded (only the referenced ones, unless the timeline did not allow it).
     public var decodedForAnalysis = 0
@@ -58,6 +60,11 @@ public struct ReframeSummary: Sendable {
             fields.append(("shots", .object([
                 ("count", .int(Int64(statistics.shots))), ("steady", .int(Int64(statistics.steadyShots))),
                 ("cuts", .array(path.shots.dropFirst().map { .int(Int64($0.lowerBound)) })),
+            ])))
+            fields.append(("layout", .object([
+                ("shots", .array(path.shots.indices.map { .string(path.layout(shot: $0).rawValue) })),
+                ("people", .array(shotDecisions.map { .int(Int64($0.mattering.count)) })),
+                ("subjectSwitches", .array(shotDecisions.map { .int(Int64($0.switches)) })),
             ])))
             fields.append(("path", .object([
                 ("axis", .string(path.axis.rawValue)), ("firstOffset", .optional(path.offsets.first)),

@@ -94,7 +94,8 @@ public enum Reframer {
             path = try PlanFile.read(planFile, sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                      crop: crop, frameCount: analysis.frameTimes.count)
         } else {
-            path = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts)
+            (path, summary.shotDecisions) = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts,
+                                                         layout: options.layout)
         }
         guard let destination else {
             // --plan-only: the plan and what it is made of, no movie.

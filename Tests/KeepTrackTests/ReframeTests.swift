@@ -29,7 +29,7 @@ final class ReframeTests: XCTestCase {
         (0..<scene.frameCount).map { ($0, scene.faceRect(frame: $0)) }
     }
 
-    private func assertAudioPassedThrough(source: String, output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    static func assertAudioPassedThrough(source: String, output: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let before = try Movie.open(path: source), after = try Movie.open(path: output)
         let oldAudio = before.tracks.filter { $0.kind == .audio }, newAudio = after.tracks.filter { $0.kind == .audio }
         XCTAssertEqual(newAudio.count, oldAudio.count, file: file, line: line)
@@ -130,7 +130,7 @@ final class ReframeTests: XCTestCase {
             XCTAssertEqual(streams.dropFirst().map { $0.split(separator: ",").last.map(String.init) }, ["1", "0"], scene.name)
             let durations = try [source, output].map { try probe($0, "format=duration").first.flatMap(Double.init) ?? 0 }
             XCTAssertEqual(durations[0], durations[1], accuracy: 1.0 / 30, scene.name)
-            try assertAudioPassedThrough(source: source, output: output)
+            try Self.assertAudioPassedThrough(source: source, output: output)
             if scene.name == "cut" { try assertCompareShowsAudioIdentical(source, output) }
         }
     }
@@ -290,7 +290,7 @@ final class ReframeTests: XCTestCase {
         let before = try Movie.open(path: input), after = try Movie.open(path: output)
         XCTAssertEqual(after.tracks.map(\.id), before.tracks.map(\.id))
         XCTAssertEqual(after.tracks.first { $0.kind == .video }?.video?.dolbyVision, before.tracks.first { $0.kind == .video }?.video?.dolbyVision)
-        try assertAudioPassedThrough(source: input, output: output)
+        try Self.assertAudioPassedThrough(source: input, output: output)
     }
 
     /// Square from the portrait recording: the crop slides vertically over the upright picture. The output
@@ -315,7 +315,7 @@ final class ReframeTests: XCTestCase {
         XCTAssertNil(track.video?.dolbyVision)
         XCTAssertEqual(movie.metadata.first { $0.key.hasSuffix("model") }?.value, "iPhone 16 Pro")
         XCTAssertEqual(movie.tracks.first { $0.format == "apac" }?.referencedIDs("fall"), [2])
-        try assertAudioPassedThrough(source: input, output: output)
+        try Self.assertAudioPassedThrough(source: input, output: output)
         try assertCompareShowsAudioIdentical(input, output)
 
         let y = path.offsets[30]

@@ -2,6 +2,7 @@ import Foundation
 import KeepTrack
 import KeepTrackCLI
 import KeepTrackCodec
+import KeepTrackFraming
 import KeepTrackReframePipeline
 
 /// `keeptrack reframe IN OUT`: horizontal video to vertical, following the person; audio untouched.
@@ -17,6 +18,8 @@ enum ReframeCommand {
             .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: VideoEncoder.Codec.allCases.map(\.rawValue)),
             .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
             .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: presets),
+            .value(.layout, "follow|fit|auto", "How each shot is shown: follow the subject with a 9:16 crop (default), fit the whole picture over a blurred, darkened copy of itself, or auto: per shot, follow when one person dominates or the people who matter share one crop, fit when they cannot.",
+                   choices: LayoutMode.allCases.map(\.rawValue)),
             .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
             .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice).", range: 0...1_048_576),
             .value(.preview, "FILE.png", "Also write a contact sheet: frames across the clip with the crop, faces and people drawn, each beside its output frame, and a plot of the crop and subject over time with the cuts."),
@@ -54,11 +57,21 @@ enum ReframeCommand {
         along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red),
         other detections, cuts (orange) and the frames shown (white ticks). With --plan-only nothing is encoded;
         --plan-only --plan FILE --preview FILE.png draws an edited plan without rendering it.
-        --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "frames": [{"time", "x", "y"}]}
-        (x, y: the crop's top-left corner in display pixels, one entry per frame). --plan-only stops there (a full
-        decode, no encode). --plan renders such a file, edited or not, instead of detecting: it must have this
-        movie's frame count and crop size (same --aspect), positions inside the picture, increasing cuts; odd
-        positions are rounded down to even; a plan that does not fit is refused (65) naming the field.
+        Several people: the subject is the most important person of the shot (detector confidence x face size x
+        centrality, summed over the frames they are seen in, so persistence counts); another person takes over
+        only when 1.5 times as important over the surrounding 3 s and after the subject was held 2 s, or when the
+        subject's track ends, so the camera never turns back and forth between two people. When the people who
+        matter (at least 35 % of the top importance, seen on 30 % of the shot) fit in one crop, it frames them
+        together. --layout fit shows the whole picture across the middle of the output over a blurred (shrunk to
+        a sixteenth and grown back), darkened copy of its centre; --layout auto picks fit for a shot whose people
+        who matter cannot share one crop and follow otherwise.
+        --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "layouts",
+        "frames": [{"time", "x", "y"}]} (layouts: "follow" or "fit" for each shot, one more than the cuts; x, y:
+        the crop's top-left corner in display pixels, one entry per frame). --plan-only stops there (a full
+        decode, no encode). --plan renders such a file, edited or not, instead of detecting (its layouts too;
+        --layout is refused with it): it must have this movie's frame count and crop size (same --aspect),
+        positions inside the picture, increasing cuts, one layout per shot (none: follow); odd positions are
+        rounded down to even; a plan that does not fit is refused (65) naming the field.
         Exit status: 0; 64 bad usage; 65 unsupported or malformed input; 66 missing input; 73 output exists.
         """
     ) { invocation, console in
@@ -74,6 +87,12 @@ enum ReframeCommand {
         }
         options.codec = invocation.value(.codec).flatMap(VideoEncoder.Codec.init(rawValue:))
         options.crf = invocation.value(.crf)
+        if let layout = invocation.value(.layout) {
+            guard invocation.value(.plan) == nil else {
+                throw KeepTrackCLIError.usage("--layout cannot be combined with --plan: the plan's \"layouts\" say how each shot is shown")
+            }
+            options.layout = LayoutMode(rawValue: layout) ?? .follow
+        }
         options.planOutput = invocation.value(.planOut)
         options.planInput = invocation.value(.plan)
         if let memory = invocation.value(.frameMemory) { options.retainedFramesBudget = Int(memory * 1_048_576) }
