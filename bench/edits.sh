@@ -4,12 +4,7 @@
 # remux vs cp + sync on the 1 GiB movie (remux fsyncs and reads its output back). Prints a Markdown
 # section for BENCHMARKS.md.
 # Reproduce: make build && bench/edits.sh        (RUNS=5 by default; BENCH_DIR=/path to choose the disk)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-KT=$PWD/.build/release/keeptrack
-RUNS=${RUNS:-5}
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/keeptrack-bench-edits.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh" edits
 hour="$work/hour.mov"
 big="$work/big.mov"
 $KT fixture both-enabled "$hour" --duration 3600 --frame-rate 60 --video-frame-bytes 100 >/dev/null

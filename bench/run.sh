@@ -11,6 +11,7 @@ scripts=("$@")
 [ ${#scripts[@]} -gt 0 ] || scripts=(bench/*.sh)
 for script in "${scripts[@]}"; do
     [ "$script" = bench/run.sh ] && continue
+    [ "$script" = bench/lib.sh ] && continue
     section=$(mktemp)
     {
         echo "<!-- begin $script -->"

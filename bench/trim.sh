@@ -3,13 +3,7 @@
 # not sparse), and what each keeps of the real recording. Prints a Markdown section for BENCHMARKS.md.
 # Reproduce: make build && bench/trim.sh        (RUNS=5 by default; BENCH_DIR=/path to choose the disk)
 # Floors (issue 13): a 1 s piece in under 0.5 s; split into 10 pieces within 1.2x of one remux.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-KT=$PWD/.build/release/keeptrack
-RUNS=${RUNS:-5}
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/keeptrack-bench-trim.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-real=../shared/fixtures/iphone16pro-spatial-audio.mov
+source "$(dirname "$0")/lib.sh" trim
 # 60 s at 30 fps: ~0.5 MB frames (sync frames 4x), stereo AAC + APAC, two mebx tracks, moov last.
 $KT fixture iphone "$work/big.mov" --duration 60 --video-frame-bytes 520000 >/dev/null
 size=$(stat -c %s "$work/big.mov")
