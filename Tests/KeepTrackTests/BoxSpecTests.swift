@@ -503,76 +503,65 @@ final class BoxSpecTests: XCTestCase {
             },
         ]
         // tfhd: each optional field on its own, the two flags without fields, and everything at once.
+        // Each row: the flags, track 1, then the fields those flags announce (hex and dump lines).
+        func tfhd(_ name: String, flags: UInt32, _ fields: String, dump fieldLines: [String],
+                  _ set: (inout TrackFragmentHeaderBox) -> Void = { _ in }) -> Spec {
+            Spec("tfhd \(name)", "tfhd", at: traf, String(format: "00 %06x | 00000001", flags) + (fields.isEmpty ? "" : " | " + fields),
+                 dump: ["version: 0", "flags: \(flags)", "trackID: 1"] + fieldLines, TrackFragmentHeaderBox.self) {
+                $0.header.flags = flags; $0.trackID = 1; set(&$0)
+            }
+        }
         rows += [
-            Spec("tfhd base-data-offset-present", "tfhd", at: traf, "00 000001 | 00000001 | 00000000 00001000",
-                 dump: ["version: 0", "flags: 1", "trackID: 1", "baseDataOffset: 4096"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x1; $0.trackID = 1; $0.baseDataOffsetValue = 4096
+            tfhd("base-data-offset-present", flags: 0x1, "00000000 00001000", dump: ["baseDataOffset: 4096"]) { $0.baseDataOffsetValue = 4096 },
+            tfhd("sample-description-index-present", flags: 0x2, "00000002", dump: ["sampleDescriptionIndex: 2"]) {
+                $0.sampleDescriptionIndexValue = 2
             },
-            Spec("tfhd sample-description-index-present", "tfhd", at: traf, "00 000002 | 00000001 | 00000002",
-                 dump: ["version: 0", "flags: 2", "trackID: 1", "sampleDescriptionIndex: 2"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x2; $0.trackID = 1; $0.sampleDescriptionIndexValue = 2
+            tfhd("default-sample-duration-present", flags: 0x8, "00000400", dump: ["defaultSampleDuration: 1024"]) {
+                $0.defaultSampleDurationValue = 1024
             },
-            Spec("tfhd default-sample-duration-present", "tfhd", at: traf, "00 000008 | 00000001 | 00000400",
-                 dump: ["version: 0", "flags: 8", "trackID: 1", "defaultSampleDuration: 1024"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x8; $0.trackID = 1; $0.defaultSampleDurationValue = 1024
+            tfhd("default-sample-size-present", flags: 0x10, "000001f4", dump: ["defaultSampleSize: 500"]) { $0.defaultSampleSizeValue = 500 },
+            tfhd("default-sample-flags-present", flags: 0x20, "01010000", dump: ["defaultSampleFlags: 16842752"]) {
+                $0.defaultSampleFlagsValue = 0x0101_0000
             },
-            Spec("tfhd default-sample-size-present", "tfhd", at: traf, "00 000010 | 00000001 | 000001f4",
-                 dump: ["version: 0", "flags: 16", "trackID: 1", "defaultSampleSize: 500"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x10; $0.trackID = 1; $0.defaultSampleSizeValue = 500
-            },
-            Spec("tfhd default-sample-flags-present", "tfhd", at: traf, "00 000020 | 00000001 | 01010000",
-                 dump: ["version: 0", "flags: 32", "trackID: 1", "defaultSampleFlags: 16842752"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x20; $0.trackID = 1; $0.defaultSampleFlagsValue = 0x0101_0000
-            },
-            Spec("tfhd duration-is-empty", "tfhd", at: traf, "00 010000 | 00000001",
-                 dump: ["version: 0", "flags: 65536", "trackID: 1"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x1_0000; $0.trackID = 1
-            },
-            Spec("tfhd default-base-is-moof", "tfhd", at: traf, "00 020000 | 00000001",
-                 dump: ["version: 0", "flags: 131072", "trackID: 1"], TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x2_0000; $0.trackID = 1
-            },
-            Spec("tfhd every field", "tfhd", at: traf, "00 02003b | 00000001 | 00000000 00001000 | 00000002 | 00000400 | 000001f4 | 01010000",
-                 dump: ["version: 0", "flags: 131131", "trackID: 1", "baseDataOffset: 4096", "sampleDescriptionIndex: 2",
-                        "defaultSampleDuration: 1024", "defaultSampleSize: 500", "defaultSampleFlags: 16842752"],
-                 TrackFragmentHeaderBox.self) {
-                $0.header.flags = 0x2_003B; $0.trackID = 1; $0.baseDataOffsetValue = 4096; $0.sampleDescriptionIndexValue = 2
+            tfhd("duration-is-empty", flags: 0x1_0000, "", dump: []),
+            tfhd("default-base-is-moof", flags: 0x2_0000, "", dump: []),
+            tfhd("every field", flags: 0x2_003B, "00000000 00001000 | 00000002 | 00000400 | 000001f4 | 01010000",
+                 dump: ["baseDataOffset: 4096", "sampleDescriptionIndex: 2", "defaultSampleDuration: 1024", "defaultSampleSize: 500",
+                        "defaultSampleFlags: 16842752"]) {
+                $0.baseDataOffsetValue = 4096; $0.sampleDescriptionIndexValue = 2
                 $0.defaultSampleDurationValue = 1024; $0.defaultSampleSizeValue = 500; $0.defaultSampleFlagsValue = 0x0101_0000
             },
         ]
-        // trun: each flag on its own (two samples), then every flag in version 1 with a negative offset.
+        // trun: each flag on its own (version 0, two samples unless said), then every flag in version 1
+        // with a negative offset. Each row: the flags, the sample count, then what the flags announce.
         func samples(_ set: (inout TrackRunBox.Entry, Int) -> Void) -> [TrackRunBox.Entry] {
             (0..<2).map { index in var entry = TrackRunBox.Entry(); set(&entry, index); return entry }
         }
+        func trun(_ name: String, flags: UInt32, count: UInt32 = 2, _ fields: String, dump fieldLines: [String],
+                  _ set: (inout TrackRunBox) -> Void) -> Spec {
+            Spec("trun \(name)", "trun", at: traf, String(format: "00 %06x | %08x | ", flags, count) + fields,
+                 dump: ["version: 0", "flags: \(flags)", "sampleCount: \(count)"] + fieldLines, TrackRunBox.self) {
+                $0.header.flags = flags; $0.sampleCount = count; set(&$0)
+            }
+        }
         rows += [
-            Spec("trun data-offset-present", "trun", at: traf, "00 000001 | 00000002 | 00000100",
-                 dump: ["version: 0", "flags: 1", "sampleCount: 2", "dataOffset: 256"], TrackRunBox.self) {
-                $0.header.flags = 0x1; $0.sampleCount = 2; $0.dataOffsetValue = 256
+            trun("data-offset-present", flags: 0x1, "00000100", dump: ["dataOffset: 256"]) { $0.dataOffsetValue = 256 },
+            trun("first-sample-flags-present", flags: 0x4, count: 1, "02000000", dump: ["firstSampleFlags: 33554432"]) {
+                $0.firstSampleFlagsValue = 0x0200_0000
             },
-            Spec("trun first-sample-flags-present", "trun", at: traf, "00 000004 | 00000001 | 02000000",
-                 dump: ["version: 0", "flags: 4", "sampleCount: 1", "firstSampleFlags: 33554432"], TrackRunBox.self) {
-                $0.header.flags = 0x4; $0.sampleCount = 1; $0.firstSampleFlagsValue = 0x0200_0000
+            trun("sample-duration-present", flags: 0x100, "00000400 | 00000400",
+                 dump: ["samples: [2]", "  [1] sampleDuration: 1024", "  [2] sampleDuration: 1024"]) {
+                $0.entries = samples { entry, _ in entry.duration = 1024 }
             },
-            Spec("trun sample-duration-present", "trun", at: traf, "00 000100 | 00000002 | 00000400 | 00000400",
-                 dump: ["version: 0", "flags: 256", "sampleCount: 2", "samples: [2]", "  [1] sampleDuration: 1024",
-                        "  [2] sampleDuration: 1024"], TrackRunBox.self) {
-                $0.header.flags = 0x100; $0.sampleCount = 2; $0.entries = samples { entry, _ in entry.duration = 1024 }
+            trun("sample-size-present", flags: 0x200, "000001f4 | 000001f5", dump: ["samples: [2]", "  [1] sampleSize: 500", "  [2] sampleSize: 501"]) {
+                $0.entries = samples { entry, index in entry.size = 500 + UInt32(index) }
             },
-            Spec("trun sample-size-present", "trun", at: traf, "00 000200 | 00000002 | 000001f4 | 000001f5",
-                 dump: ["version: 0", "flags: 512", "sampleCount: 2", "samples: [2]", "  [1] sampleSize: 500", "  [2] sampleSize: 501"],
-                 TrackRunBox.self) {
-                $0.header.flags = 0x200; $0.sampleCount = 2; $0.entries = samples { entry, index in entry.size = 500 + UInt32(index) }
-            },
-            Spec("trun sample-flags-present", "trun", at: traf, "00 000400 | 00000002 | 02000000 | 01010000",
-                 dump: ["version: 0", "flags: 1024", "sampleCount: 2", "samples: [2]", "  [1] sampleFlags: 33554432",
-                        "  [2] sampleFlags: 16842752"], TrackRunBox.self) {
-                $0.header.flags = 0x400; $0.sampleCount = 2
+            trun("sample-flags-present", flags: 0x400, "02000000 | 01010000",
+                 dump: ["samples: [2]", "  [1] sampleFlags: 33554432", "  [2] sampleFlags: 16842752"]) {
                 $0.entries = samples { entry, index in entry.flags = index == 0 ? 0x0200_0000 : 0x0101_0000 }
             },
-            Spec("trun sample-composition-time-offsets-present (version 0)", "trun", at: traf, "00 000800 | 00000002 | 00000000 | 000003e9",
-                 dump: ["version: 0", "flags: 2048", "sampleCount: 2", "samples: [2]", "  [1] sampleCompositionOffset: 0",
-                        "  [2] sampleCompositionOffset: 1001"], TrackRunBox.self) {
-                $0.header.flags = 0x800; $0.sampleCount = 2
+            trun("sample-composition-time-offsets-present (version 0)", flags: 0x800, "00000000 | 000003e9",
+                 dump: ["samples: [2]", "  [1] sampleCompositionOffset: 0", "  [2] sampleCompositionOffset: 1001"]) {
                 $0.entries = samples { entry, index in entry.compositionOffsetBits = index == 0 ? 0 : 1001 }
             },
             Spec("trun every flag (version 1, negative offset)", "trun", at: traf,
