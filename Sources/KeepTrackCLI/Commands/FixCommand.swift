@@ -3,9 +3,18 @@ import KeepTrack
 
 /// `keeptrack fix IN [OUT] [--in-place]`: one enabled track per alternate group, no dangling references.
 enum FixCommand {
-    /// Test hook of the command, not the library: milliseconds to sleep between the tkhd patches of
-    /// `--in-place`, so a crash-safety test can kill the process between tracks. Unset in normal use.
+    /// Test hook of the command, not the library, and only in debug builds (what the tests run; a release
+    /// build, what `make install` installs, ignores it): milliseconds to sleep between the tkhd patches of
+    /// `--in-place`, so a crash-safety test can kill the process between tracks.
     static let pauseBetweenPatchesVariable = "KEEPTRACK_TEST_PAUSE_BETWEEN_PATCHES_MS"
+
+    static var pauseBetweenPatches: UInt32 {
+        #if DEBUG
+        ProcessInfo.processInfo.environment[pauseBetweenPatchesVariable].flatMap(UInt32.init) ?? 0
+        #else
+        0
+        #endif
+    }
 
     static let spec = CommandSpec(
         name: "fix",
@@ -31,7 +40,7 @@ enum FixCommand {
         let outDir = invocation.value(.outDir)
         let force = invocation.flag(.force)
         if inPlace && outDir != nil { throw KeepTrackCLIError.usage("--in-place and --out-dir exclude each other") }
-        let pause = ProcessInfo.processInfo.environment[pauseBetweenPatchesVariable].flatMap(UInt32.init) ?? 0
+        let pause = pauseBetweenPatches
         if inPlace || outDir != nil {
             return try BatchRun.run(invocation, console: console, command: "fix", paths: invocation.positionals) { file in
                 GroupOperations.fix(input: file.path, output: outDir.map(file.output(under:)), inPlace: inPlace, overwrite: force,
