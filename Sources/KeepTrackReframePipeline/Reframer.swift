@@ -53,15 +53,9 @@ public enum Reframer {
             return try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: nil,
                                options: options, summary: summary, started: started, progress: progress)
         }
-        let destination = try OutputFile(destination: output, overwrite: options.overwrite, inputs: [input])
-        do {
-            let result = try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: destination,
-                                     options: options, summary: summary, started: started, progress: progress)
-            try destination.commit()
-            return result
-        } catch {
-            destination.discard()
-            throw error
+        return try OutputFile.write(to: output, overwrite: options.overwrite, inputs: [input]) { destination in
+            try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: destination,
+                        options: options, summary: summary, started: started, progress: progress)
         }
     }
 

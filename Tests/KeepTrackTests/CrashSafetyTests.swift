@@ -7,13 +7,14 @@ import KeepTrackFixtures
 /// a destination is absent or complete, the input never changes, `fix --in-place` interrupted
 /// between tracks leaves a valid movie, and a full disk is exit 74 with no output.
 final class CrashSafetyTests: XCTestCase {
-    /// ~100 MB of real (non-sparse) bytes, both audio tracks enabled (so `fix` changes it), a
-    /// spatial track with its fallback (so `strip-spatial` does): writing it takes 100 ms and more.
+    /// ~25 MB of real (non-sparse) bytes, both audio tracks enabled (so `fix` changes it), a
+    /// spatial track with its fallback (so `strip-spatial` does): writing it takes tens of ms, long
+    /// enough for kills to land before, during and after the write (the kill times scale with the run).
     static func largeInput(in folder: TemporaryFolder) throws -> String {
         var options = FixtureOptions.variant("both-enabled")!
         options.duration = 4
         options.sparseVideo = true
-        options.videoFrameBytes = 800_000
+        options.videoFrameBytes = 200_000
         let sparse = try FixtureBuilder(options).write(to: folder.path("sparse.mov"))
         let full = folder.path("input.mov")
         XCTAssertEqual(try XCTUnwrap(runTool("cp", ["--sparse=never", sparse, full])).code, 0)
