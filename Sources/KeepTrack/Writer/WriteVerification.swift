@@ -105,7 +105,18 @@ public enum WriteVerification {
     /// iloc) are compared through the bytes they point at in each file instead of their own bytes.
     static func movieBoxDifference(_ writer: MovieWriter, plan: ChunkPlan, written: Movie) throws -> String? {
         let plannedTop = writer.prefixBoxes
-        let writtenTop = written.boxes.filter { !["moov", "mdat"].contains($0.type) }
+        let layout = try writer.makeLayout(plan: plan, prefixSize: writer.prefixSize)
+        var writtenTop = written.boxes.filter { !["moov", "mdat"].contains($0.type) }
+        // The alignment padding: one free box of the planned size right before mdat (the source's own
+        // free boxes are never copied), nothing else.
+        if layout.padding > 0 {
+            guard let index = written.boxes.firstIndex(where: { $0.type == "mdat" }), index > 0,
+                  written.boxes[index - 1].type == "free", written.boxes[index - 1].size == layout.padding,
+                  let last = writtenTop.last, last.type == "free", last.offset == written.boxes[index - 1].offset else {
+                return "no free box of \(layout.padding) bytes before mdat, planned as alignment padding"
+            }
+            writtenTop.removeLast()
+        }
         guard writtenTop.map(\.type) == plannedTop.map(\.type) else {
             return "top-level boxes \(writtenTop.map(\.type.description)) written, \(plannedTop.map(\.type.description)) planned"
         }
@@ -119,7 +130,6 @@ public enum WriteVerification {
             return difference
         }
         // moov as the writer builds it (which may rewrite mvhd), its offsets compared with the source's.
-        let layout = try writer.makeLayout(plan: plan, prefixSize: writer.prefixSize)
         let plannedMoov = layout.moov.children.filter { $0.type != "trak" }
         let writtenMoov = written.moov.children.filter { $0.type != "trak" }
         let boxes = MovieComparison.differingChildren(plannedMoov, writtenMoov, path: "moov/", ignoring: FilePointers.pointerBoxes)
