@@ -240,8 +240,8 @@ public struct MovieWriter {
 
     /// The page-cache copy of a run (`copy_file_range`: splice into ext4's buffered write) costs about 1.5×
     /// as much CPU when the run's destination offset differs from its source offset by other than a multiple
-    /// of 64 KiB (measured on Linux 6.18, ext4: 0.65–0.72 s vs 0.43–0.50 s per GiB; the destination is
-    /// then written in small folios). Sample bytes keep their source position modulo this where a `free`
+    /// of 64 KiB (measured on Linux 6.18, ext4: 0.61–0.73 s vs 0.42–0.54 s per GiB; probably smaller
+    /// destination folios). Sample bytes keep their source position modulo this where a `free`
     /// box before mdat can arrange it.
     static let copyAlignment: UInt64 = 64 << 10
     /// Padding is added only when it aligns at least this many times its largest size (≤ 0.1 % of the bytes).
