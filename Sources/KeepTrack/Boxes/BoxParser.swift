@@ -17,6 +17,8 @@ public enum BoxParser {
         let size = source.size
         if size == 0 { throw KeepTrackError.malformed(path: "", offset: 0, reason: "the file is empty") }
         var reader = ReadAhead(source: source)
+        // One context for every box of the file: entering a container pushes onto it, leaving pops.
+        var context = ParseContext()
         while offset < size {
             let remaining = size - offset
             guard remaining >= 8 else {
@@ -24,38 +26,36 @@ public enum BoxParser {
                 throw KeepTrackError.malformed(path: "", offset: offset, reason: "\(remaining) stray bytes at the end of the file, too few for a box header")
             }
             // 16 header bytes (32 for a uuid box): reading further could reach into media data.
-            var head = Array(try reader.read(at: offset, count: Int(min(remaining, 16))))
-            if head.count >= 8, FourCC(bytes: head[4..<8]) == "uuid" { head = Array(try reader.read(at: offset, count: Int(min(remaining, 32)))) }
+            var head = try reader.read(at: offset, count: Int(min(remaining, 16)))
+            if head.count >= 8, FourCC(bytes: head.dropFirst(4).prefix(4)) == "uuid" { head = try reader.read(at: offset, count: Int(min(remaining, 32))) }
             var header: Header
             do {
                 // A last mdat that claims bytes past the end (a writer that did not finish its size, or
                 // counted a few bytes twice) is read as what is there, as players do; `Movie` says so
                 // (`shortMediaData`) and a sample beyond the end is still malformed input.
-                let isMediaData = FourCC(bytes: head[4..<8]) == "mdat"
+                let isMediaData = FourCC(bytes: head.dropFirst(4).prefix(4)) == "mdat"
                 header = try parseHeader(head, available: isMediaData ? UInt64.max : remaining, offset: offset, path: "", topLevel: true)
                 if isMediaData, header.form == .toEnd || header.size > remaining { header.size = remaining }
             } catch {
                 // A first "box" that is not one means the file is something else (text, an image, ...):
                 // say so instead of naming four bytes of it as a box type.
-                if offset == 0, !knownTopLevel.contains(FourCC(bytes: head[4..<8])) { throw notAMovie(head, size: size) }
+                if offset == 0, !knownTopLevel.contains(FourCC(bytes: head.dropFirst(4).prefix(4))) { throw notAMovie(Array(head), size: size) }
                 throw error
             }
-            if offset == 0, !knownTopLevel.contains(header.type), !header.type.isPrintable { throw notAMovie(head, size: size) }
+            if offset == 0, !knownTopLevel.contains(header.type), !header.type.isPrintable { throw notAMovie(Array(head), size: size) }
             let payloadLength = header.size - UInt64(header.headerSize)
             let payloadOffset = offset + UInt64(header.headerSize)
-            let path = header.type.description
             var box: Box
             if header.type == "mdat" || (payloadLength > loadLimit && !alwaysLoaded.contains(header.type)) {
                 box = Box(type: header.type, content: .external(offset: payloadOffset, length: payloadLength),
                           headerForm: header.form, userType: header.userType, offset: offset)
             } else {
                 guard payloadLength <= UInt64(Int32.max) else {
-                    throw KeepTrackError.malformed(path: path, offset: offset, reason: "box of \(payloadLength) bytes is too large to be a header box")
+                    throw KeepTrackError.malformed(path: header.type.description, offset: offset, reason: "box of \(payloadLength) bytes is too large to be a header box")
                 }
                 let payload = try reader.read(at: payloadOffset, count: Int(payloadLength))
-                var context = ParseContext()
                 box = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: payload,
-                                   offset: offset, headerSize: header.headerSize, context: &context, path: path, depth: 0)
+                                   offset: offset, headerSize: header.headerSize, context: &context, index: 0, depth: 0)
             }
             boxes.append(box)
             offset += header.size
@@ -117,7 +117,7 @@ public enum BoxParser {
     /// Parses a sequence of boxes held in memory (the payload of a container, or a test buffer).
     public static func parseBoxes(_ bytes: [UInt8], baseOffset: UInt64 = 0) throws -> [Box] {
         var context = ParseContext()
-        let result = try parseChildren(bytes[...], from: 0, baseOffset: baseOffset, context: &context, path: "", depth: 0, strict: true)
+        let result = try parseChildren(bytes[...], from: 0, baseOffset: baseOffset, context: &context, depth: 0, strict: true)
         guard result.trailer.isEmpty else {
             throw KeepTrackError.malformed(path: "", offset: baseOffset + UInt64(bytes.count - result.trailer.count),
                                            reason: "\(result.trailer.count) stray bytes after the last box")
@@ -133,24 +133,27 @@ public enum BoxParser {
         var userType: [UInt8]?
     }
 
-    static func parseHeader(_ bytes: some RandomAccessCollection<UInt8>, available: UInt64, offset: UInt64, path: String, topLevel: Bool) throws -> Header {
-        let b = Array(bytes.prefix(32))
-        guard b.count >= 8 else {
-            throw KeepTrackError.malformed(path: path, offset: offset, reason: "box header needs 8 bytes, only \(b.count) left")
+    /// The header at the start of `bytes`; `path` (the parent's, for messages) is built only when one is thrown.
+    static func parseHeader(_ bytes: ArraySlice<UInt8>, available: UInt64, offset: UInt64, path: @autoclosure () -> String, topLevel: Bool) throws -> Header {
+        let count = min(bytes.count, 32)
+        let base = bytes.startIndex
+        func byte(_ index: Int) -> UInt8 { bytes[base + index] }
+        guard count >= 8 else {
+            throw KeepTrackError.malformed(path: path(), offset: offset, reason: "box header needs 8 bytes, only \(count) left")
         }
-        let size32 = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
-        let type = FourCC(bytes: b[4..<8])
+        let size32 = UInt32(byte(0)) << 24 | UInt32(byte(1)) << 16 | UInt32(byte(2)) << 8 | UInt32(byte(3))
+        let type = FourCC(rawValue: UInt32(byte(4)) << 24 | UInt32(byte(5)) << 16 | UInt32(byte(6)) << 8 | UInt32(byte(7)))
         // Built only for error messages: parsing many boxes must not build as many strings.
-        var name: String { path.isEmpty ? type.description : path + "/" + type.description }
+        func name() -> String { let parent = path(); return parent.isEmpty ? type.description : parent + "/" + type.description }
         var headerSize = 8
         var size: UInt64
         var form = Box.HeaderForm.compact
         switch size32 {
         case 1:
-            guard b.count >= 16 else {
-                throw KeepTrackError.malformed(path: name, offset: offset, reason: "64-bit box size needs 16 header bytes, only \(b.count) left")
+            guard count >= 16 else {
+                throw KeepTrackError.malformed(path: name(), offset: offset, reason: "64-bit box size needs 16 header bytes, only \(count) left")
             }
-            size = b[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+            size = (8..<16).reduce(0) { $0 << 8 | UInt64(byte($1)) }
             headerSize = 16
             form = .large
         case 0:
@@ -161,44 +164,49 @@ public enum BoxParser {
         }
         var userType: [UInt8]?
         if type == "uuid" {
-            guard b.count >= headerSize + 16 else {
-                throw KeepTrackError.malformed(path: name, offset: offset, reason: "uuid box header needs \(headerSize + 16) bytes")
+            guard count >= headerSize + 16 else {
+                throw KeepTrackError.malformed(path: name(), offset: offset, reason: "uuid box header needs \(headerSize + 16) bytes")
             }
-            userType = Array(b[headerSize..<headerSize + 16])
+            userType = Array(bytes[(base + headerSize)..<(base + headerSize + 16)])
             headerSize += 16
         }
         guard size >= UInt64(headerSize) else {
-            throw KeepTrackError.malformed(path: name, offset: offset, reason: "box size \(size) is smaller than its \(headerSize)-byte header")
+            throw KeepTrackError.malformed(path: name(), offset: offset, reason: "box size \(size) is smaller than its \(headerSize)-byte header")
         }
         guard size <= available else {
-            throw KeepTrackError.malformed(path: name, offset: offset,
+            throw KeepTrackError.malformed(path: name(), offset: offset,
                                            reason: "box claims \(size) bytes but only \(available) remain in \(topLevel ? "the file" : "its parent")")
         }
         return Header(type: type, size: size, headerSize: headerSize, form: form, userType: userType)
     }
 
     /// Parses one box whose payload is `payload` (a slice of its parent's bytes, so nesting copies nothing).
+    /// `context` is the parent's level; `index` is the box's position among its same-type siblings
+    /// (its path, `context.path(appending: type, index: index)`, is built only for a message).
     static func parseBox(type: FourCC, form: Box.HeaderForm, userType: [UInt8]?, payload: ArraySlice<UInt8>, offset: UInt64, headerSize: Int,
-                         context: inout ParseContext, path: String, depth: Int) throws -> Box {
+                         context: inout ParseContext, index: Int, depth: Int) throws -> Box {
         guard depth < maximumDepth else {
-            throw KeepTrackError.malformed(path: path, offset: offset, reason: "boxes nested more than \(maximumDepth) deep")
+            throw KeepTrackError.malformed(path: context.path(appending: type, index: index), offset: offset, reason: "boxes nested more than \(maximumDepth) deep")
         }
         let payloadOffset = offset + UInt64(headerSize)
         context.noting(type, payload: payload)
         // The layout depends only on the first fields (sample-entry versions), never on more than 64 bytes.
-        switch BoxSchema.layout(of: type, payload: Array(payload.prefix(64)), context: context) {
+        switch BoxSchema.layout(of: type, payload: payload.prefix(64), context: context) {
         case .leaf:
             return Box(type: type, content: .bytes(Array(payload)), headerForm: form, userType: userType, offset: offset)
         case .container(let prefixLength, let strict):
             guard payload.count >= prefixLength else {
                 if strict {
-                    throw KeepTrackError.malformed(path: path, offset: payloadOffset, reason: "needs \(prefixLength) bytes of fields, has \(payload.count)")
+                    throw KeepTrackError.malformed(path: context.path(appending: type, index: index), offset: payloadOffset,
+                                                   reason: "needs \(prefixLength) bytes of fields, has \(payload.count)")
                 }
                 return Box(type: type, content: .bytes(Array(payload)), headerForm: form, userType: userType, offset: offset)
             }
-            var inner = context.entering(type)
+            let handler = context.handler
+            context.enter(type, index: index)
+            defer { context.leave(restoring: handler) }
             do {
-                let parsed = try parseChildren(payload, from: prefixLength, baseOffset: payloadOffset, context: &inner, path: path, depth: depth + 1, strict: strict)
+                let parsed = try parseChildren(payload, from: prefixLength, baseOffset: payloadOffset, context: &context, depth: depth + 1, strict: strict)
                 let container = Box.Container(prefix: Array(payload.prefix(prefixLength)), children: parsed.children, trailer: parsed.trailer)
                 return Box(type: type, content: .container(container), headerForm: form, userType: userType, offset: offset)
             } catch let error as KeepTrackError where !strict {
@@ -209,35 +217,77 @@ public enum BoxParser {
         }
     }
 
+    /// Counts boxes of each type among one container's children, without allocating for the few
+    /// types a container usually holds.
+    struct SiblingCounter {
+        var types: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+        var counts: (Int, Int, Int, Int) = (0, 0, 0, 0)
+        var used = 0
+        var others: [FourCC: Int] = [:]
+
+        /// How many boxes of `type` came before this one; counts it.
+        mutating func next(_ type: FourCC) -> Int {
+            let raw = type.rawValue
+            if used > 0, types.0 == raw { counts.0 += 1; return counts.0 - 1 }
+            if used > 1, types.1 == raw { counts.1 += 1; return counts.1 - 1 }
+            if used > 2, types.2 == raw { counts.2 += 1; return counts.2 - 1 }
+            if used > 3, types.3 == raw { counts.3 += 1; return counts.3 - 1 }
+            switch used {
+            case 0: types.0 = raw; counts.0 = 1
+            case 1: types.1 = raw; counts.1 = 1
+            case 2: types.2 = raw; counts.2 = 1
+            case 3: types.3 = raw; counts.3 = 1
+            default:
+                let index = others[type, default: 0]
+                others[type] = index + 1
+                return index
+            }
+            used += 1
+            return 0
+        }
+    }
+
+    /// How many boxes the 32-bit sizes in `payload` chain through (stopping at the first one that does
+    /// not fit), so the children array is allocated once; parsing checks every header properly.
+    static func childCountEstimate(_ payload: ArraySlice<UInt8>, from start: Int) -> Int {
+        var count = 0, position = payload.startIndex + start
+        while payload.endIndex - position >= 8, count < 64 {
+            let size = Int(payload[position]) << 24 | Int(payload[position + 1]) << 16 | Int(payload[position + 2]) << 8 | Int(payload[position + 3])
+            guard size >= 8, size <= payload.endIndex - position else { break }
+            position += size
+            count += 1
+        }
+        return count
+    }
+
     /// Parses the boxes in `payload` after its first `start` bytes; positions are relative to the slice start.
+    /// `context` is the container's own level (its path names the container in messages).
     static func parseChildren(_ payload: ArraySlice<UInt8>, from start: Int, baseOffset: UInt64, context: inout ParseContext,
-                              path: String, depth: Int, strict: Bool) throws -> (children: [Box], trailer: [UInt8]) {
+                              depth: Int, strict: Bool) throws -> (children: [Box], trailer: [UInt8]) {
         var children: [Box] = []
         let base = payload.startIndex
         var position = start
-        var counts: [FourCC: Int] = [:]
+        var counter = SiblingCounter()
+        children.reserveCapacity(childCountEstimate(payload, from: start))
         while position < payload.count {
             let remaining = payload.count - position
             let childOffset = baseOffset + UInt64(position)
             if remaining < 8 {
                 // Fewer bytes than a header: QuickTime's 32-bit zero terminator, or padding.
                 if strict, payload[(base + position)...].contains(where: { $0 != 0 }) {
-                    throw KeepTrackError.malformed(path: path, offset: childOffset, reason: "\(remaining) stray bytes after the last child box")
+                    throw KeepTrackError.malformed(path: context.path(), offset: childOffset, reason: "\(remaining) stray bytes after the last child box")
                 }
                 return (children, Array(payload[(base + position)...]))
             }
-            let header = try parseHeader(payload[(base + position)...], available: UInt64(remaining), offset: childOffset, path: path, topLevel: false)
+            let header = try parseHeader(payload[(base + position)...], available: UInt64(remaining), offset: childOffset, path: context.path(), topLevel: false)
             if header.form == .toEnd {
-                let name = (path.isEmpty ? "" : path + "/") + header.type.description
-                throw KeepTrackError.malformed(path: name, offset: childOffset, reason: "size 0 (box runs to the end of the file) is only allowed for top-level boxes")
+                let parent = context.path()
+                throw KeepTrackError.malformed(path: (parent.isEmpty ? "" : parent + "/") + header.type.description, offset: childOffset,
+                                               reason: "size 0 (box runs to the end of the file) is only allowed for top-level boxes")
             }
             let childPayload = payload[(base + position + header.headerSize)..<(base + position + Int(header.size))]
-            let index = counts[header.type, default: 0]
-            counts[header.type] = index + 1
-            let name = header.type.description
-            let childPath = (path.isEmpty ? "" : path + "/") + (index == 0 ? name : "\(name)[\(index + 1)]")
             let child = try parseBox(type: header.type, form: header.form, userType: header.userType, payload: childPayload,
-                                     offset: childOffset, headerSize: header.headerSize, context: &context, path: childPath, depth: depth)
+                                     offset: childOffset, headerSize: header.headerSize, context: &context, index: counter.next(header.type), depth: depth)
             children.append(child)
             position += Int(header.size)
         }

@@ -23,13 +23,43 @@ public struct ParseContext: Sendable {
     public var parent: FourCC? { ancestors.last }
     public var grandparent: FourCC? { ancestors.dropLast().last }
 
+    /// Each ancestor's position among its same-type siblings (0: the first), to name paths in messages.
+    var ancestorIndices: [Int] = []
+
     /// The context of the children of a box of `type` (a new track starts without a handler).
     public func entering(_ type: FourCC) -> ParseContext {
         var inner = self
-        inner.ancestors.append(type)
-        if type == "trak" { inner.handler = nil }
+        inner.enter(type, index: 0)
         return inner
     }
+
+    /// `entering(_:)` in place, for a walk that calls `leave(restoring:)` after the box's children:
+    /// the parser keeps one context for a whole tree instead of copying it into every container.
+    mutating func enter(_ type: FourCC, index: Int) {
+        ancestors.append(type)
+        ancestorIndices.append(index)
+        if type == "trak" { handler = nil }
+    }
+
+    /// Back to the parent's context after `enter`: `handler` is what the parent's level had.
+    mutating func leave(restoring handler: FourCC?) {
+        ancestors.removeLast()
+        ancestorIndices.removeLast()
+        self.handler = handler
+    }
+
+    /// The path of the current level (`moov/trak[2]/mdia`), or of its child `type` at `index` among
+    /// its same-type siblings. Built only for messages.
+    func path(appending type: FourCC? = nil, index: Int = 0) -> String {
+        var parts: [String] = []
+        for (level, ancestor) in ancestors.enumerated() {
+            parts.append(Self.name(ancestor, index: level < ancestorIndices.count ? ancestorIndices[level] : 0))
+        }
+        if let type { parts.append(Self.name(type, index: index)) }
+        return parts.joined(separator: "/")
+    }
+
+    static func name(_ type: FourCC, index: Int) -> String { index == 0 ? type.description : "\(type)[\(index + 1)]" }
 
     /// Takes note of a box at this level before its own children are read: an `mdia/hdlr` names
     /// the handler its siblings (and their sample entries) belong to.
@@ -55,6 +85,9 @@ public enum BoxSchema {
     static let lenientContainers: Set<FourCC> = [
         "udta", "tref", "tapt", "gmhd", "ilst", "wave", "sinf", "schi", "clip", "matt", "rinf",
     ]
+    /// The same sets as raw values, searched without hashing (asked for every box parsed).
+    static let strictContainerCodes = strictContainers.map(\.rawValue)
+    static let lenientContainerCodes = lenientContainers.map(\.rawValue)
     /// Handler types whose sample entries are VisualSampleEntry.
     static let visualHandlers: Set<FourCC> = ["vide", "pict", "auxv"]
     /// Handler types whose sample entries are AudioSampleEntry / SoundDescription.
@@ -86,15 +119,20 @@ public enum BoxSchema {
     }
 
     public static func layout(of type: FourCC, payload: [UInt8], context: ParseContext) -> BoxLayout {
+        layout(of: type, payload: payload[...], context: context)
+    }
+
+    /// The layout from the first bytes of the payload, read in place (asked for every box parsed).
+    static func layout(of type: FourCC, payload: ArraySlice<UInt8>, context: ParseContext) -> BoxLayout {
         let parent = context.ancestors.last
-        if strictContainers.contains(type) { return .container(prefix: 0, strict: true) }
+        if strictContainerCodes.contains(type.rawValue) { return .container(prefix: 0, strict: true) }
         if type == "stsd" { return .container(prefix: 8, strict: true) }
         if type == "dref" { return .container(prefix: 8, strict: false) }
         if parent == "stsd" { return sampleEntryLayout(format: type, payload: payload, context: context) }
         if parent == "ilst" { return .container(prefix: 0, strict: false) }
         if type == "meta" {
             // QuickTime `meta` has no version/flags; ISO `meta` is a full box. The first child tells.
-            if payload.count >= 8, FourCC(bytes: payload[4..<8]) == "hdlr" { return .container(prefix: 0, strict: false) }
+            if payload.count >= 8, FourCC(bytes: payload.dropFirst(4).prefix(4)) == "hdlr" { return .container(prefix: 0, strict: false) }
             return .container(prefix: 4, strict: false)
         }
         // Inside a `mebx` sample entry: `keys` holds one box per local key id, each holding keyd/dtyp/...
@@ -102,17 +140,17 @@ public enum BoxSchema {
         if parent == "keys", context.ancestors.dropLast().last.map(boxedMetadataEntries.contains) == true {
             return .container(prefix: 0, strict: false)
         }
-        if lenientContainers.contains(type) { return .container(prefix: 0, strict: false) }
+        if lenientContainerCodes.contains(type.rawValue) { return .container(prefix: 0, strict: false) }
         return .leaf
     }
 
-    static func sampleEntryLayout(format: FourCC, payload: [UInt8], context: ParseContext) -> BoxLayout {
+    static func sampleEntryLayout(format: FourCC, payload: ArraySlice<UInt8>, context: ParseContext) -> BoxLayout {
         guard context.handler != nil else { return .leaf }
         switch sampleEntryForm(handler: context.handler) {
         case .visual: return .container(prefix: 78, strict: false)
         case .audio:
             guard payload.count >= 28 else { return .leaf }
-            let version = UInt16(payload[8]) << 8 | UInt16(payload[9])
+            let version = UInt16(payload[payload.startIndex + 8]) << 8 | UInt16(payload[payload.startIndex + 9])
             switch version {
             case 0: return .container(prefix: 28, strict: false)
             case 1: return .container(prefix: 44, strict: false)

@@ -9,8 +9,12 @@ public struct TrackFragments: Sendable {
     public var trackFragmentCount: Int
     /// The `trun` box offset of each fragment chunk (index: chunk − `stblChunkCount`), for messages.
     public var runOffsets: [UInt64]
+    /// Where the `trun` of each fragment chunk is, compactly (a path string per run cost more than reading it).
+    var runLocations: [RunLocation]
     /// The `trun` box path of each fragment chunk.
-    public var runPaths: [String]
+    public var runPaths: [String] { runLocations.map(\.path) }
+    /// The `trun` box path of fragment chunk `index` (chunk − `stblChunkCount`).
+    public func runPath(_ index: Int) -> String { runLocations[index].path }
     /// The track's `mvex/trex` defaults (zeros when the movie has none for it).
     public var defaults: TrackExtendsBox
     /// Why the track cannot be written into a progressive movie (its fragments are encrypted), or nil.
@@ -63,25 +67,25 @@ enum FragmentReader {
         let layout = TopLevelLayout(boxes)
         var moofCount = 0
         for moof in boxes where moof.type == "moof" {
-            let moofPath = "moof" + (moofCount == 0 ? "" : "[\(moofCount + 1)]")
+            let moofIndex = moofCount
             moofCount += 1
             var previousTrafEnd: UInt64?
             var trafCounts = 0
             for traf in moof.children where traf.type == "traf" {
-                let trafPath = moofPath + "/traf" + (trafCounts == 0 ? "" : "[\(trafCounts + 1)]")
+                let location = TrafLocation(moof: moofIndex, traf: trafCounts)
                 trafCounts += 1
                 guard let tfhdBox = traf.first("tfhd") else {
-                    throw KeepTrackError.malformed(path: trafPath, offset: traf.offset, reason: "track fragment has no tfhd")
+                    throw KeepTrackError.malformed(path: location.path, offset: traf.offset, reason: "track fragment has no tfhd")
                 }
-                let tfhd = try TrackFragmentHeaderBox(box: tfhdBox, path: trafPath + "/tfhd")
+                let tfhd = try TrackFragmentHeaderBox(box: tfhdBox, lazyPath: location.path + "/tfhd")
                 guard let index = indexByID[tfhd.trackID] else {
-                    throw KeepTrackError.malformed(path: trafPath + "/tfhd", offset: tfhdBox.offset,
+                    throw KeepTrackError.malformed(path: location.path + "/tfhd", offset: tfhdBox.offset,
                         reason: "names track \(tfhd.trackID), moov has tracks \(tracks.map { String($0.id) }.joined(separator: ", "))")
                 }
                 if builders[index] == nil {
                     builders[index] = try FragmentTableBuilder(track: tracks[index], defaults: defaults[tfhd.trackID])
                 }
-                previousTrafEnd = try builders[index]!.add(traf: traf, tfhd: tfhd, path: trafPath, moof: moof,
+                previousTrafEnd = try builders[index]!.add(traf: traf, tfhd: tfhd, location: location, moof: moof,
                                                            previousTrafEnd: previousTrafEnd, fileSize: fileSize, layout: layout)
             }
         }
@@ -92,7 +96,7 @@ enum FragmentReader {
                     let table = tracks[index].sampleTable
                     tracks[index].fragments = TrackFragments(
                         stblSampleCount: table.sampleCount, stblChunkCount: table.chunkOffsets.count, sampleCount: 0,
-                        trackFragmentCount: 0, runOffsets: [], runPaths: [], defaults: defaults[tracks[index].id] ?? TrackExtendsBox(),
+                        trackFragmentCount: 0, runOffsets: [], runLocations: [], defaults: defaults[tracks[index].id] ?? TrackExtendsBox(),
                         encryption: nil, timingNotes: [])
                 }
                 continue
@@ -104,15 +108,31 @@ enum FragmentReader {
     }
 }
 
+/// Where a `traf` is (`moof[3]/traf[2]`, 0-based positions among same-type siblings): built into a
+/// path string only for a message.
+struct TrafLocation: Sendable {
+    var moof: Int
+    var traf: Int
+    var path: String { ParseContext.name("moof", index: moof) + "/" + ParseContext.name("traf", index: traf) }
+}
+
+/// Where a fragment chunk's `trun` is.
+struct RunLocation: Sendable {
+    var traf: TrafLocation
+    var run: Int
+    var path: String { traf.path + "/" + ParseContext.name("trun", index: run) }
+}
+
 /// Where the top-level boxes are, to tell whether a fragment's data lies in media data.
 struct TopLevelLayout {
     /// Payload ranges of the `mdat` boxes, in file order.
     let mediaData: [Range<UInt64>]
-    let boxes: [(type: FourCC, range: Range<UInt64>)]
+    /// The top-level boxes, whose extents (a walk of each moof's subtree) are computed only for a message.
+    let boxes: [Box]
 
     init(_ boxes: [Box]) {
         mediaData = boxes.filter { $0.type == "mdat" }.map { $0.payloadOffset..<$0.payloadOffset + $0.payloadSize }
-        self.boxes = boxes.map { ($0.type, $0.offset..<$0.offset + $0.size) }
+        self.boxes = boxes
     }
 
     /// Why bytes `start..<end` are not fragment sample data (they do not lie inside one mdat), or nil.
@@ -124,7 +144,7 @@ struct TopLevelLayout {
             if mediaData[middle].upperBound <= start { low = middle + 1 } else { high = middle }
         }
         if low < mediaData.count, mediaData[low].lowerBound <= start, end <= mediaData[low].upperBound { return nil }
-        let inside = boxes.first { $0.range.contains(start) }.map { "in the \($0.type) at byte \($0.range.lowerBound)" } ?? "outside every box"
+        let inside = boxes.first { ($0.offset..<$0.offset + $0.size).contains(start) }.map { "in the \($0.type) at byte \($0.offset)" } ?? "outside every box"
         return "sample data at bytes \(start)..<\(end) is not inside an mdat (it starts \(inside)); ffmpeg's +global_sidx without +default_base_moof writes such offsets"
     }
 }
@@ -170,7 +190,7 @@ struct FragmentTableBuilder {
             dependencies = Array(flags) + Array(repeating: 0, count: table.sampleCount - flags.count)
         }
         summary = TrackFragments(stblSampleCount: table.sampleCount, stblChunkCount: table.chunkOffsets.count, sampleCount: 0,
-                                 trackFragmentCount: 0, runOffsets: [], runPaths: [], defaults: defaults ?? TrackExtendsBox(),
+                                 trackFragmentCount: 0, runOffsets: [], runLocations: [], defaults: defaults ?? TrackExtendsBox(),
                                  encryption: nil, timingNotes: [])
         if let entry = track.sampleEntries.first(where: { Self.encryptedEntries.contains($0.type) }) {
             summary.encryption = "track \(track.id) is encrypted (sample entry \(entry.type))"
@@ -179,17 +199,27 @@ struct FragmentTableBuilder {
 
     static let encryptedEntries: Set<FourCC> = ["encv", "enca", "enct", "encs"]
 
+    /// senc, saiz, saio or PIFF's sample encryption box (asked for every traf child).
+    static func isAuxiliaryInformation(_ box: Box) -> Bool {
+        switch box.type {
+        case "senc", "saiz", "saio": return true
+        case "uuid": return box.userType == piffSampleEncryption
+        default: return false
+        }
+    }
+
     /// PIFF's sample encryption box, a `uuid` inside `traf`.
     static let piffSampleEncryption: [UInt8] = [0xA2, 0x39, 0x4F, 0x52, 0x5A, 0x9B, 0x4F, 0x14, 0xA2, 0x44, 0x6C, 0x42, 0x7C, 0x64, 0x8D, 0xF4]
 
     /// Adds one `traf`; returns the end of its data (the base of a following `traf` that names none).
-    mutating func add(traf: Box, tfhd: TrackFragmentHeaderBox, path: String, moof: Box, previousTrafEnd: UInt64?, fileSize: UInt64,
+    mutating func add(traf: Box, tfhd: TrackFragmentHeaderBox, location: TrafLocation, moof: Box, previousTrafEnd: UInt64?, fileSize: UInt64,
                       layout: TopLevelLayout) throws -> UInt64? {
+        var path: String { location.path }
         summary.trackFragmentCount += 1
         let defaults = summary.defaults
         let firstSample = count
         if summary.encryption == nil {
-            let auxiliary = traf.children.filter { ["senc", "saiz", "saio"].contains($0.type) || $0.userType == Self.piffSampleEncryption }
+            let auxiliary = traf.children.filter { Self.isAuxiliaryInformation($0) }
             if let first = auxiliary.first {
                 let encrypted = Self.encryptedEntries.contains(track.sampleEntries.first?.type ?? "    ")
                     || auxiliary.contains { $0.type == "senc" || $0.userType == Self.piffSampleEncryption }
@@ -204,16 +234,17 @@ struct FragmentTableBuilder {
                 reason: "sample description index \(descriptionIndex) is outside 1...\(track.sampleEntries.count) (stsd of track \(track.id))")
         }
         if let tfdtBox = traf.first("tfdt") {
-            let tfdt = try TrackFragmentDecodeTimeBox(box: tfdtBox, path: path + "/tfdt")
+            let tfdt = try TrackFragmentDecodeTimeBox(box: tfdtBox, lazyPath: path + "/tfdt")
             startNextSample(at: tfdt.baseMediaDecodeTime, path: path + "/tfdt")
         }
         let dataBase = tfhd.baseDataOffset ?? (tfhd.isDefaultBaseMoof ? moof.offset : (previousTrafEnd ?? moof.offset))
         var nextRunStart = dataBase
         var runIndex = 0
         for trunBox in traf.children where trunBox.type == "trun" {
-            let runPath = path + "/trun" + (runIndex == 0 ? "" : "[\(runIndex + 1)]")
+            let runLocation = RunLocation(traf: location, run: runIndex)
+            var runPath: String { runLocation.path }
             runIndex += 1
-            let trun = try TrackRunBox(box: trunBox, path: runPath)
+            let trun = try TrackRunBox(box: trunBox, lazyPath: runPath)
             func fail(_ reason: String) -> KeepTrackError { .malformed(path: runPath, offset: trunBox.offset, reason: reason) }
             let start: UInt64
             if let offset = trun.dataOffset {
@@ -244,7 +275,7 @@ struct FragmentTableBuilder {
                 throw fail("\(samples) samples of \(runBytes) bytes at \(start) run past the end of the file (\(fileSize) bytes)")
             }
             if runBytes > 0, let reason = layout.notMediaData(start, end) { throw fail(reason) }
-            appendChunk(offset: start, samples: samples, descriptionIndex: descriptionIndex, runOffset: trunBox.offset, runPath: runPath)
+            appendChunk(offset: start, samples: samples, descriptionIndex: descriptionIndex, runOffset: trunBox.offset, run: runLocation)
             let hasDurations = trun.has(TrackRunBox.sampleDurationPresent)
             let hasFlags = trun.has(TrackRunBox.sampleFlagsPresent)
             let hasOffsets = trun.has(TrackRunBox.sampleCompositionOffsetPresent)
@@ -274,14 +305,14 @@ struct FragmentTableBuilder {
 
     /// Every traf child besides the run boxes (and padding): sample groups and sdtp are carried,
     /// sub-sample information refused, boxes that only describe the fragment dropped with a note.
-    mutating func account(children traf: Box, path: String, firstSample: Int) {
+    mutating func account(children traf: Box, path makePath: @autoclosure () -> String, firstSample: Int) {
+        var path: String { makePath() }
         let added = count - firstSample
         var segment = SampleGroupSegment(sampleCount: added, isFragment: true, mappings: [], descriptions: [])
-        var seen: [FourCC: Int] = [:]
+        var seen = BoxParser.SiblingCounter()
         for child in traf.children {
-            let number = seen[child.type, default: 0] + 1
-            seen[child.type] = number
-            let childPath = path + "/\(child.type)" + (number == 1 ? "" : "[\(number)]")
+            let index = seen.next(child.type)
+            var childPath: String { path + "/" + ParseContext.name(child.type, index: index) }
             switch child.type {
             case "tfhd", "tfdt", "trun", "senc", "saiz", "saio", "free", "skip":
                 continue
@@ -350,7 +381,8 @@ struct FragmentTableBuilder {
     }
 
     /// The next sample decodes at `time`: the last sample's duration absorbs the difference.
-    mutating func startNextSample(at time: UInt64, path: String) {
+    mutating func startNextSample(at time: UInt64, path makePath: @autoclosure () -> String) {
+        var path: String { makePath() }
         guard count > 0 else { pendingStart = time; return }
         guard time != endTime else { return }
         let runs = timeToSample.count / 2
@@ -382,7 +414,7 @@ struct FragmentTableBuilder {
         endTime = endTime &- UInt64(last) &+ UInt64(delta)
     }
 
-    mutating func appendChunk(offset: UInt64, samples: Int, descriptionIndex: UInt32, runOffset: UInt64, runPath: String) {
+    mutating func appendChunk(offset: UInt64, samples: Int, descriptionIndex: UInt32, runOffset: UInt64, run: RunLocation) {
         chunkOffsets.append(offset)
         let number = UInt32(chunkOffsets.count)
         let entries = sampleToChunk.count
@@ -390,7 +422,7 @@ struct FragmentTableBuilder {
             sampleToChunk += [number, UInt32(samples), descriptionIndex]
         }
         summary.runOffsets.append(runOffset)
-        summary.runPaths.append(runPath)
+        summary.runLocations.append(run)
     }
 
     mutating func appendSample(size: UInt32, duration: UInt32, compositionOffset: Int64, flags: FragmentSampleFlags) {

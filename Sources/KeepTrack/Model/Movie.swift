@@ -196,7 +196,7 @@ public struct Movie: Sendable {
             let box: FourCC = table.usesLargeOffsets ? "co64" : "stco"
             var path = track.path + "/mdia/minf/stbl/" + box.description, offset = table.boxOffsets[box] ?? track.box.offset
             if let fragments = track.fragments, next.chunk >= fragments.stblChunkCount {
-                (path, offset) = (fragments.runPaths[next.chunk - fragments.stblChunkCount], fragments.runOffsets[next.chunk - fragments.stblChunkCount])
+                (path, offset) = (fragments.runPath(next.chunk - fragments.stblChunkCount), fragments.runOffsets[next.chunk - fragments.stblChunkCount])
             }
             throw KeepTrackError.malformed(
                 path: path, offset: offset,

@@ -10,6 +10,16 @@ extension BoxView {
     public init(box: Box, path: String = "") throws {
         try self.init(decoding: box.payload, baseOffset: box.payloadOffset, path: path.isEmpty ? box.type.description : path)
     }
+
+    /// Decodes `box`, naming `path` in a message; the path is built only when decoding fails (views
+    /// read once per fragment of a many-fragment movie).
+    init(box: Box, lazyPath path: @autoclosure () -> String) throws {
+        do {
+            try self.init(decoding: box.payload, baseOffset: box.payloadOffset, path: "")
+        } catch KeepTrackError.malformed(let named, let offset, let reason) where named.isEmpty {
+            throw KeepTrackError.malformed(path: path(), offset: offset, reason: reason)
+        }
+    }
 }
 
 /// Version and flags of an ISO full box, coded first by the views that have them.
