@@ -26,6 +26,12 @@ ff -movflags frag_keyframe+empty_moov+negative_cts_offsets "$seeds/ff-negative-c
 ff -f mov -movflags frag_keyframe+empty_moov "$seeds/ff-frag.mov"
 ffmpeg -v error -nostdin -y "${in[@]}" -c:v libx265 -x265-params log-level=error -preset ultrafast -tag:v hvc1 -pix_fmt yuv420p \
     -c:a aac -b:a 8k -ac 1 "$seeds/ff-hevc.mov"
+# Annex B streams as libx264/libx265 emit them (parameter sets first): the input of the avcC/hvcC
+# builder (VideoParameterSets, FuzzTargets.exerciseParameterSets), the first frame only.
+ffmpeg -v error -nostdin -y -f lavfi -i "testsrc=size=32x32:rate=10:duration=0.1" -frames:v 1 -c:v libx264 -preset medium \
+    -pix_fmt yuv420p -f h264 "$seeds/annexb.h264"
+ffmpeg -v error -nostdin -y -f lavfi -i "testsrc=size=32x32:rate=10:duration=0.1" -frames:v 1 -c:v libx265 -x265-params log-level=error \
+    -preset ultrafast -pix_fmt yuv420p10le -f hevc "$seeds/annexb.hevc"
 for variant in iphone spatial-first both-enabled no-fall moov-first co64 mp4 lpcm-spatial audio-only five-channel; do
     "$KT" fixture "$variant" "$seeds/kt-$variant" --duration 0.1 --video-frame-bytes 16 --force >/dev/null
 done

@@ -42,6 +42,11 @@ public enum VideoParameterSets {
         guard let first = sps.first, first.count >= 4, !pps.isEmpty else {
             throw KeepTrackError.unsupported("H.264 encoder configuration has no SPS/PPS")
         }
+        // The record's fields hold at most 31 SPS, 255 PPS and 65,535 bytes per unit: more is not an
+        // encoder's configuration (and would not fit), so it is refused rather than trapped on.
+        guard sps.count <= 31, pps.count <= 255, (sps + pps).allSatisfy({ $0.count <= 0xFFFF }) else {
+            throw KeepTrackError.unsupported("H.264 encoder configuration has \(sps.count) SPS and \(pps.count) PPS units (or one longer than 65,535 bytes): more than avcC holds")
+        }
         let profile = first[first.startIndex + 1]
         var writer = ByteWriter()
         writer.u8(1)
@@ -85,6 +90,9 @@ public enum VideoParameterSets {
             let matching = units.filter { type($0) == nalType }
             return matching.isEmpty ? nil : (UInt8(nalType), matching)
         }
+        guard arrays.allSatisfy({ $0.1.count <= 0xFFFF && $0.1.allSatisfy { $0.count <= 0xFFFF } }) else {
+            throw KeepTrackError.unsupported("HEVC encoder configuration has more than 65,535 units of one type (or one longer than 65,535 bytes): more than hvcC holds")
+        }
         writer.u8(UInt8(arrays.count))
         for (nalType, matching) in arrays {
             writer.u8((nalType <= 34 ? 0x80 : 0) | nalType)  // array_completeness for parameter sets
@@ -126,6 +134,14 @@ struct RBSPBitReader {
         return value
     }
 
+    /// An unsigned Exp-Golomb value that the syntax allows to be at most `maximum` (chroma format
+    /// 3, bit depth 6 or 8), so it fits the record's field.
+    mutating func ue(atMost maximum: UInt32, _ name: String) throws -> UInt8 {
+        let value = try ue()
+        guard value <= maximum else { throw KeepTrackError.unsupported("parameter set has \(name) \(value), more than \(maximum)") }
+        return UInt8(value)
+    }
+
     /// Unsigned Exp-Golomb.
     mutating func ue() throws -> UInt32 {
         var zeros = 0
@@ -151,10 +167,10 @@ struct AVCSequenceFormat {
         var reader = RBSPBitReader(nal: sps, skippingHeaderBytes: 1)
         _ = try reader.bits(24)  // profile, constraint flags, level
         _ = try reader.ue()  // seq_parameter_set_id
-        chromaFormat = UInt8(try reader.ue())
+        chromaFormat = try reader.ue(atMost: 3, "chroma_format_idc")
         if chromaFormat == 3 { _ = try reader.bit() }
-        bitDepthLumaMinus8 = UInt8(try reader.ue())
-        bitDepthChromaMinus8 = UInt8(try reader.ue())
+        bitDepthLumaMinus8 = try reader.ue(atMost: 6, "bit_depth_luma_minus8")
+        bitDepthChromaMinus8 = try reader.ue(atMost: 6, "bit_depth_chroma_minus8")
     }
 }
 
@@ -185,12 +201,12 @@ struct HEVCSequenceInfo {
             if levelPresent[layer] { _ = try reader.bits(8) }
         }
         _ = try reader.ue()  // sps_seq_parameter_set_id
-        chromaFormat = UInt8(try reader.ue())
+        chromaFormat = try reader.ue(atMost: 3, "chroma_format_idc")
         if chromaFormat == 3 { _ = try reader.bit() }
         _ = try reader.ue()  // width
         _ = try reader.ue()  // height
         if try reader.bit() == 1 { for _ in 0..<4 { _ = try reader.ue() } }  // conformance window
-        bitDepthLumaMinus8 = UInt8(try reader.ue())
-        bitDepthChromaMinus8 = UInt8(try reader.ue())
+        bitDepthLumaMinus8 = try reader.ue(atMost: 7, "bit_depth_luma_minus8")  // hvcC has 3 bits for it
+        bitDepthChromaMinus8 = try reader.ue(atMost: 7, "bit_depth_chroma_minus8")
     }
 }

@@ -74,4 +74,58 @@ final class VideoParameterSetsTests: XCTestCase {
         XCTAssertThrowsError(try VideoParameterSets.avcConfiguration(annexB: [0, 0, 1, 0x67, 0x64]))
         XCTAssertThrowsError(try VideoParameterSets.hevcConfiguration(annexB: [0, 0, 1, 0x40, 1, 0, 0, 1, 0x42, 1, 1, 0, 0, 1, 0x44, 1]))
     }
+
+    /// More units than the record's count fields hold, a unit longer than its 16-bit length, and
+    /// Exp-Golomb values past what the fields hold were traps (UInt8/UInt16 conversions); they are
+    /// refusals now. Fuzz/regressions holds two of them as fuzz inputs.
+    func testRecordsThatDoNotFitAreRefusedNotTrapped() throws {
+        let code: [UInt8] = [0, 0, 0, 1]
+        let sps = code + [0x67, 0x42, 0xC0, 0x0A, 0xDA, 0x25], pps = code + [0x68, 0xCE, 0x0F, 0xC8]
+        XCTAssertNoThrow(try VideoParameterSets.avcConfiguration(annexB: sps + pps))
+        XCTAssertThrowsError(try VideoParameterSets.avcConfiguration(annexB: sps + Array([[UInt8]](repeating: pps, count: 256).joined())))
+        XCTAssertThrowsError(try VideoParameterSets.avcConfiguration(annexB: Array([[UInt8]](repeating: sps, count: 32).joined()) + pps))
+        XCTAssertThrowsError(try VideoParameterSets.avcConfiguration(annexB: sps + code + [0x68] + Array(repeating: 0xFF, count: 70_000)))
+        // High profile: chroma_format_idc coded as 300.
+        XCTAssertThrowsError(try VideoParameterSets.avcConfiguration(annexB: code + [0x67, 100, 0, 0x1E, 0x80, 0x4B, 0x7F] + pps))
+        for name in ["annexb-avc-256-pps", "annexb-avc-chroma-format-300"] {
+            let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions/" + name)
+            XCTAssertThrowsError(try VideoParameterSets.avcConfiguration(annexB: Array(try Data(contentsOf: file))), name)
+        }
+    }
+
+    /// A sweep over the codec layer's parameter-set input: every truncation of a real libx264 and
+    /// libx265 stream's parameter sets, and every byte of them set to 0x00, 0xFF or flipped, ends in
+    /// a record or an error, never a trap; the untouched streams give records.
+    func testTruncatedAndDamagedParameterSetsSweep() throws {
+        let folder = TemporaryFolder()
+        for (codec, extra, format) in [("libx264", ["-pix_fmt", "yuv420p"], "h264"),
+                                       ("libx265", ["-pix_fmt", "yuv420p10le", "-x265-params", "log-level=error"], "hevc")] {
+            let (_, raw) = try encode(codec, extra: extra, rawFormat: format, folder: folder)
+            let build = { (bytes: [UInt8]) throws -> [UInt8] in
+                codec == "libx264" ? try VideoParameterSets.avcConfiguration(annexB: bytes) : try VideoParameterSets.hevcConfiguration(annexB: bytes)
+            }
+            // The parameter sets: everything before the first slice (or SEI) unit.
+            let units = VideoParameterSets.annexBUnits(raw)
+            let isParameterSet = { (unit: ArraySlice<UInt8>) in
+                codec == "libx264" ? [7, 8].contains((unit.first ?? 0) & 0x1F) : [32, 33, 34].contains(((unit.first ?? 0) >> 1) & 0x3F)
+            }
+            let lastSet = try XCTUnwrap(units.last(where: isParameterSet))
+            let head = Array(raw[..<lastSet.endIndex])
+            XCTAssertNoThrow(try build(head), codec)
+            var records = 0, refusals = 0
+            for length in 0...head.count {
+                if (try? build(Array(head.prefix(length)))) != nil { records += 1 } else { refusals += 1 }
+            }
+            for position in head.indices {
+                for damage: (UInt8) -> UInt8 in [{ _ in 0 }, { _ in 0xFF }, { ~$0 }] {
+                    var bytes = head
+                    bytes[position] = damage(bytes[position])
+                    if (try? build(bytes)) != nil { records += 1 } else { refusals += 1 }
+                }
+            }
+            XCTAssertGreaterThan(records, 0, codec)
+            XCTAssertGreaterThan(refusals, 0, codec)
+        }
+    }
 }

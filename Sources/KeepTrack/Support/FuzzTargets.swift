@@ -2,12 +2,39 @@
 /// and the regression corpus test, so a committed crash input replays the same code paths.
 /// Nothing is written to disk.
 enum FuzzTargets {
-    /// Parser, track model, inspect report, lint, the remux planner and the in-memory edits of
-    /// fix, strip-spatial, select and extract on one input. Returns the errors that are not a
-    /// `KeepTrackError` (each one a bug: bad input must end in a value or a KeepTrackError).
+    /// Parser, track model, inspect report, lint, the remux planner and the in-memory edits of fix,
+    /// strip-spatial, select and extract, all on one input (what the regression tests replay). Returns the errors that are not a `KeepTrackError` (each
+    /// one a bug: bad input must end in a value or a KeepTrackError).
     @discardableResult
     static func exercise(_ bytes: [UInt8]) -> [any Error] {
+        exercise(bytes, only: nil)
+    }
+
+    /// One execution of the fuzzer: the parser, track model and inspect report on every input, then
+    /// one of the planners and edits (`target(for:)`), chosen from the input so a crash replays.
+    /// Running every edit on every input cost ~16 moov layouts per execution; one keeps the
+    /// executions cheap while each edit still runs on a steady share of all inputs. (The harness
+    /// sends Annex B streams to the codec layer's parameter-set parser instead: Fuzz/ParameterSetTarget.swift.)
+    @discardableResult
+    static func exerciseOne(_ bytes: [UInt8]) -> [any Error] {
+        exercise(bytes, only: target(for: bytes))
+    }
+
+    /// The layouts and edits after the model, each one of the fuzzer's targets.
+    enum Target: Hashable, CaseIterable {
+        case passThrough, lint, fix, stripSpatial, stripSpatialAllowingSilence, select, extract
+    }
+
+    /// The target an input exercises, chosen by a hash of its bytes (FNV-1a), so mutants spread over all.
+    static func target(for bytes: [UInt8]) -> Target {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return Target.allCases[Int(hash % UInt64(Target.allCases.count))]
+    }
+
+    static func exercise(_ bytes: [UInt8], only: Target?) -> [any Error] {
         var unexpected: [any Error] = []
+        func runs(_ target: Target) -> Bool { only == nil || only == target }
         let parseError = attempt {
             let movie = try Movie(source: MemoryByteSource(bytes))
             let report = InspectReport(movie: movie, name: "fuzz")
@@ -19,8 +46,8 @@ enum FuzzTargets {
                 for sample in track.sampleTable.samples { oddSizes += Int(sample.size & 1) }
                 _ = oddSizes
             }
-            try layOut(MovieWriter(passingThrough: movie))
-            unexpected = exerciseEdits(movie)
+            if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
+            unexpected += exerciseEdits(movie, only: only)
         }
         return unexpected + [parseError].compactMap { $0 }
     }
@@ -39,22 +66,31 @@ enum FuzzTargets {
 
     /// lint rules, then the in-memory edits of fix (rewrite and in-place patches), strip-spatial,
     /// select and extract, each laid out. One edit refusing must not stop the others.
-    static func exerciseEdits(_ movie: Movie) -> [any Error] {
+    static func exerciseEdits(_ movie: Movie, only: Target? = nil) -> [any Error] {
+        func runs(_ target: Target) -> Bool { only == nil || only == target }
         var unexpected: [any Error] = []
-        for finding in Linter.lint(movie) { _ = finding.message }
-        let fixPlan = GroupFix.plan(movie)
-        _ = GroupFix.inPlacePatches(fixPlan, for: movie)
-        let edits: [() throws -> MovieEdit?] = [
-            { try GroupFix.edit(movie, plan: fixPlan) },
-            { try StripSpatial.edit(movie, allowSilence: false) },
-            { try StripSpatial.edit(movie, allowSilence: true) },
-        ] + SelectTracks.Preference.allCases.map { prefer in { try SelectTracks.edit(movie, prefer: prefer, language: "und") } }
+        if runs(.lint) {
+            for finding in Linter.lint(movie) { _ = finding.message }
+        }
+        var edits: [() throws -> MovieEdit?] = []
+        if runs(.lint) || runs(.fix) {
+            let fixPlan = GroupFix.plan(movie)
+            if runs(.lint) { _ = GroupFix.inPlacePatches(fixPlan, for: movie) }
+            if runs(.fix) { edits.append { try GroupFix.edit(movie, plan: fixPlan) } }
+        }
+        if runs(.stripSpatial) { edits.append { try StripSpatial.edit(movie, allowSilence: false) } }
+        if runs(.stripSpatialAllowingSilence) { edits.append { try StripSpatial.edit(movie, allowSilence: true) } }
+        if runs(.select) {
+            edits += SelectTracks.Preference.allCases.map { prefer in { try SelectTracks.edit(movie, prefer: prefer, language: "und") } }
+        }
         for makeEdit in edits {
             unexpected += [attempt { if let edit = try makeEdit() { try layOut(edit.writer()) } }].compactMap { $0 }
         }
-        for track in movie.tracks.prefix(4) {
-            for name in ["fuzz.mov", "fuzz.m4a"] {
-                unexpected += [attempt { try layOut(ExtractTrack.writer(movie, trackID: track.id, output: name).0) }].compactMap { $0 }
+        if runs(.extract) {
+            for track in movie.tracks.prefix(4) {
+                for name in ["fuzz.mov", "fuzz.m4a"] {
+                    unexpected += [attempt { try layOut(ExtractTrack.writer(movie, trackID: track.id, output: name).0) }].compactMap { $0 }
+                }
             }
         }
         return unexpected
