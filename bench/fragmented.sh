@@ -21,6 +21,8 @@ fragments=$($KT inspect --json "$work/fragmented.mp4" | python3 -c 'import json,
 echo "## fragmented movies: inspect and defragmenting remux"
 echo
 echo "Input: \`ffmpeg -movflags frag_keyframe+empty_moov+default_base_moof\` of lossless 720p H.264 + AAC, $size bytes, $fragments fragments (keeptrack inspect --json)."
+echo
+echo "Load average when the inspect measurement started: $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) cores shared with other work)."
 python3 bench/measure.py --runs 7 --title "structure of a fragmented 1 GB movie" \
     --cmd keeptrack "$KT inspect --json $work/fragmented.mp4" \
     --cmd ffprobe "ffprobe -v error -show_streams -show_format -of json $work/fragmented.mp4"
