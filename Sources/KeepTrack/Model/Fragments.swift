@@ -482,12 +482,9 @@ public struct DefragmentedTiming: Sendable, Equatable {
     /// The edit list to write; nil when the track needs none.
     public var edits: [EditListBox.Entry]?
 
-    /// `media` scaled from one time scale to another, rounded to nearest.
+    /// `media` scaled from one time scale to another, rounded to nearest (saturating: TimeScale).
     static func scale(_ value: UInt64, from: UInt32, to: UInt32) -> UInt64 {
-        guard from > 0, from != to else { return value }
-        let product = value.multipliedFullWidth(by: UInt64(to))
-        let (quotient, remainder) = UInt64(from).dividingFullWidth((product.high, product.low))
-        return quotient + (remainder * 2 >= UInt64(from) ? 1 : 0)
+        TimeScale.convert(value, from: from, to: to, rounding: .nearest)
     }
 
     /// A track's timing from its whole table. Edits keep their meaning: media times move with the

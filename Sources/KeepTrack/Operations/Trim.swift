@@ -254,12 +254,9 @@ public enum Trim {
         }
     }
 
-    /// `value` × `to` / `from`, rounded down (or up), without overflow.
+    /// `value` × `to` / `from`, rounded down (or up), without overflow (saturating: TimeScale).
     static func scale(_ value: UInt64, from: UInt32, to: UInt32, up: Bool = false) -> UInt64 {
-        guard from > 0, from != to else { return value }
-        let product = value.multipliedFullWidth(by: UInt64(to))
-        let (quotient, remainder) = UInt64(from).dividingFullWidth((product.high, product.low))
-        return quotient + (up && remainder > 0 ? 1 : 0)
+        TimeScale.convert(value, from: from, to: to, rounding: up ? .up : .down)
     }
 
     // MARK: One track's timeline
