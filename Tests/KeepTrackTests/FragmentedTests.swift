@@ -93,11 +93,18 @@ final class FragmentedTests: XCTestCase {
 
     /// ffmpeg 5.1's `+global_sidx` without `+default_base_moof` inserts the sidx in front of the
     /// fragments without moving their absolute base data offsets: every run points into the moof
-    /// before its data (ffmpeg itself decodes garbage). Refused, naming the run and why.
+    /// before its data (ffmpeg itself decodes garbage). Refused, naming the stale tfhd and the repair
+    /// (TaggerFlavourTests repairs it); a run outside every mdat that no recount explains is refused
+    /// naming the run.
     func testDataOutsideMediaDataIsRefused() throws {
         let folder = TemporaryFolder()
         let path = try Self.makeFlavour("shifted", ext: "mp4", arguments: ["-movflags", "frag_keyframe+empty_moov+global_sidx"], in: folder)
         XCTAssertThrowsError(try Movie.open(path: path)) { error in
+            guard case KeepTrackError.malformed(let boxPath, _, let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(boxPath, "moof/traf/tfhd")
+            XCTAssertTrue(reason.contains("is stale: 3 of 3 fragments have stale tfhd base data offsets"), reason)
+        }
+        XCTAssertThrowsError(try Movie(source: FileByteSource(path: path), checkingFragmentOffsets: false)) { error in
             guard case KeepTrackError.malformed(let boxPath, _, let reason) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(boxPath, "moof/traf/trun")
             XCTAssertTrue(reason.contains("is not inside an mdat (it starts in the moof at byte"), reason)

@@ -45,7 +45,8 @@ final class MuxerFlavourTests: XCTestCase {
 
     /// Fragmented files are read whole and written progressive (frag). `+global_sidx` without
     /// `+default_base_moof` is refused: ffmpeg 5.1 inserts the sidx without moving the absolute
-    /// `tfhd` base data offsets, so they point before the media data (ffmpeg decodes garbage).
+    /// `tfhd` base data offsets, so they point before the media data (ffmpeg decodes garbage);
+    /// only `fix` writes it, repaired (TaggerFlavourTests).
     static let refused: Set<String> = ["global_sidx.mp4"]
 
     /// Not losses: where ffprobe misreads the fragmented source, so its packets cannot confirm the

@@ -27,6 +27,10 @@ public struct LintRule: Sendable, Equatable {
         explanation: "A track with samples has no sample description (stsd is empty): no player can decode it. ffmpeg writes this when it copies a codec it does not know, such as Apple's mebx metadata.")
     public static let unreferencedMediaData = LintRule(id: "unreferenced-media-data", severity: .warning,
         explanation: "Bytes of an mdat that no sample of any track references (more than 1,024, or not all zero): media the tracks do not describe — fragments keeptrack did not read, or data a writer left behind. A rewrite does not carry them.")
+    public static let fragmentOffsetsStale = LintRule(id: "fragment-offsets-stale", severity: .error,
+        explanation: "Fragments' tfhd base data offsets point where the fragments were before a tool grew the file in front of them (ffmpeg's +global_sidx, taggers such as mutagen or AtomicParsley): read as recorded, the samples are other bytes (ffmpeg decodes garbage). `fix` rewrites the offsets (in place or into a new file).")
+    public static let fragmentIndexStale = LintRule(id: "fragment-index-stale", severity: .warning,
+        explanation: "The fragment index (mfra/tfra) points where the fragments were before a tool moved them (mutagen and AtomicParsley move fragments without updating it): players that seek with it land elsewhere. The samples read right; `fix` rewrites the entries.")
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
@@ -46,7 +50,7 @@ public struct LintRule: Sendable, Equatable {
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
                                          danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing,
-                                         unreferencedMediaData, malformed]
+                                         unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, malformed]
 }
 
 /// One problem found in one movie.

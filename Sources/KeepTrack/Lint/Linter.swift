@@ -50,6 +50,9 @@ public enum Linter {
         if let warning = MediaDataAccount(movie: movie).warning {
             findings.append(LintFinding(rule: .unreferencedMediaData, message: warning))
         }
+        if let repair = FragmentOffsetRepair.indexRepair(movie) {
+            findings.append(LintFinding(rule: .fragmentIndexStale, message: repair.summary + "; `keeptrack fix` rewrites them"))
+        }
         return findings
     }
 
@@ -60,6 +63,10 @@ public enum Linter {
             return FileLintResult(path: path, findings: lint(try Movie.open(path: path)), error: nil)
         } catch let error as KeepTrackError {
             if error.exitCode == ExitCode.dataError {
+                if let (movie, repair) = try? FragmentOffsetRepair.openRepaired(path: path) {
+                    let finding = LintFinding(rule: .fragmentOffsetsStale, message: repair.summary + "; `keeptrack fix` repairs them")
+                    return FileLintResult(path: path, findings: [finding] + lint(movie), error: nil)
+                }
                 return FileLintResult(path: path, findings: [LintFinding(rule: .malformed, message: error.description)], error: error)
             }
             return FileLintResult(path: path, findings: [], error: error)

@@ -145,7 +145,7 @@ struct TopLevelLayout {
         }
         if low < mediaData.count, mediaData[low].lowerBound <= start, end <= mediaData[low].upperBound { return nil }
         let inside = boxes.first { ($0.offset..<$0.offset + $0.size).contains(start) }.map { "in the \($0.type) at byte \($0.offset)" } ?? "outside every box"
-        return "sample data at bytes \(start)..<\(end) is not inside an mdat (it starts \(inside)); ffmpeg's +global_sidx without +default_base_moof writes such offsets"
+        return "sample data at bytes \(start)..<\(end) is not inside an mdat (it starts \(inside))"
     }
 }
 

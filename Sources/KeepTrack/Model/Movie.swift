@@ -48,7 +48,9 @@ public struct Movie: Sendable {
         try Movie(source: FileByteSource(path: path))
     }
 
-    public init(source: ByteSource) throws {
+    /// `checkingFragmentOffsets`: refuse fragments whose base data offsets a tool left stale
+    /// (`FragmentOffsetRepair`); false only to read a repaired view.
+    public init(source: ByteSource, checkingFragmentOffsets: Bool = true) throws {
         self.source = source
         boxes = try BoxParser.parseFile(source)
         fileType = try boxes.first { $0.type == "ftyp" }.map { try FileTypeBox(box: $0) }
@@ -104,6 +106,10 @@ public struct Movie: Sendable {
             tracks.append(track)
         }
         isFragmented = moov.first("mvex") != nil || boxes.contains { $0.type == "moof" }
+        if isFragmented, checkingFragmentOffsets, FragmentOffsetRepair.mayNeedRepair(boxes),
+           let repair = try FragmentOffsetRepair.find(boxes: boxes, source: source), repair.staleFragments > 0 {
+            throw repair.refusal
+        }
         fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: source.size) : 0
         try Self.checkChunksDoNotOverlap(tracks)
         Self.readFrameHeaderFacts(&tracks, source: source)

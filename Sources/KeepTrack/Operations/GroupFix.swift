@@ -99,23 +99,7 @@ public enum GroupFix {
 
     /// Writes `patches` (checked first against the bytes on disk) and fsyncs.
     static func write(_ patches: [FlagPatch], to path: String, pauseBetweenPatches pause: UInt32 = 0) throws {
-        guard !patches.isEmpty else { return }
-        let descriptor = open(path, O_RDWR | O_CLOEXEC)
-        guard descriptor >= 0 else { throw KeepTrackError.cannotCreate("\(path): cannot open for writing: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        // Check every patch site first so a file changed since it was read is left alone entirely.
-        for patch in patches {
-            var current = [UInt8](repeating: 0, count: patch.old.count)
-            let count = current.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(patch.offset)) }
-            guard count == patch.old.count, current == patch.old else {
-                throw KeepTrackError.io("\(path): tkhd flags at byte \(patch.offset) changed since the file was read; nothing written")
-            }
-        }
-        for (index, patch) in patches.enumerated() {
-            let count = patch.new.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(patch.offset)) }
-            guard count == patch.new.count else { throw KeepTrackError.io("\(path): pwrite at byte \(patch.offset): \(String(cString: strerror(errno)))") }
-            if pause > 0 && index < patches.count - 1 { usleep(pause * 1000) }
-        }
-        guard fsync(descriptor) == 0 else { throw KeepTrackError.io("\(path): fsync: \(String(cString: strerror(errno)))") }
+        try InPlacePatching.write(patches.map { InPlacePatch(offset: $0.offset, old: $0.old, new: $0.new, what: "tkhd flags") },
+                                  to: path, pauseBetweenPatches: pause)
     }
 }

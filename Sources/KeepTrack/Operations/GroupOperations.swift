@@ -16,26 +16,47 @@ public enum GroupOperations {
     /// `pauseBetweenPatches`: see `GroupFix.applyInPlace`.
     public static func fix(input: String, output: String?, inPlace: Bool, overwrite: Bool, pauseBetweenPatches: UInt32 = 0) -> BatchOutcome {
         do {
-            let movie = try Movie.open(path: input)
-            let findings = Linter.lint(movie)
+            let (movie, repair) = try openForFix(input)
+            var findings = Linter.lint(movie)
+            if let repair, repair.staleFragments > 0 { findings.insert(LintFinding(rule: .fragmentOffsetsStale, message: repair.summary), at: 0) }
+            let repairs = repair.map { repair in
+                [repair.staleFragments > 0 ? "repaired fragment offsets: \(repair.baseOffsetPatches) tfhd base offsets" + (repair.randomAccessPatches > 0 ? ", \(repair.randomAccessPatches) mfra/tfra entries" : "")
+                                           : "repaired the fragment index: \(repair.randomAccessPatches) mfra/tfra entries"]
+            } ?? []
             let plan = GroupFix.plan(movie)
-            if plan.isEmpty {
+            if plan.isEmpty && repair == nil {
                 return BatchOutcome(path: input, findings: findings, action: "none", result: "nothing to fix", exitCode: ExitCode.ok)
             }
             if inPlace {
+                // Refuse before writing anything when the flags cannot be patched in place either.
+                if plan.needsRewrite { try GroupFix.applyInPlace(plan, to: movie, path: input) }
+                try repair?.applyInPlace(to: input)
                 let changes = try GroupFix.applyInPlace(plan, to: movie, path: input, pauseBetweenPatches: pauseBetweenPatches)
-                return BatchOutcome(path: input, findings: findings, action: "patched", result: changes.joined(separator: "; "), exitCode: ExitCode.ok)
+                return BatchOutcome(path: input, findings: findings, action: "patched", result: (repairs + changes).joined(separator: "; "), exitCode: ExitCode.ok)
             }
             let edit = try GroupFix.edit(movie, plan: plan)
+            let changes = repairs + edit.changes
             guard let output else {
-                return BatchOutcome(path: input, findings: findings, action: "check", result: "would change: " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+                return BatchOutcome(path: input, findings: findings, action: "check", result: "would change: " + changes.joined(separator: "; "), exitCode: ExitCode.ok)
             }
             let notes = try write(edit.writer(), to: output, input: input, overwrite: overwrite).notes
-            var outcome = BatchOutcome(path: input, findings: findings, action: "fixed", result: "wrote \(output): " + edit.changes.joined(separator: "; "), exitCode: ExitCode.ok)
+            var outcome = BatchOutcome(path: input, findings: findings, action: "fixed", result: "wrote \(output): " + changes.joined(separator: "; "), exitCode: ExitCode.ok)
             outcome.notes = notes
             return outcome
         } catch {
             return BatchOutcome(path: input, action: "fix", failure: error)
+        }
+    }
+
+    /// The movie `fix` works on: as it is, or through its fragment-offset repair when it is refused
+    /// for stale offsets that the evidence explains.
+    static func openForFix(_ input: String) throws -> (Movie, FragmentOffsetRepair?) {
+        do {
+            let movie = try Movie.open(path: input)
+            return (movie, FragmentOffsetRepair.indexRepair(movie))
+        } catch let error as KeepTrackError where error.exitCode == ExitCode.dataError {
+            guard let (movie, repair) = try? FragmentOffsetRepair.openRepaired(path: input) else { throw error }
+            return (movie, repair)
         }
     }
 

@@ -22,7 +22,7 @@ enum FixCommand {
         arguments: "IN [OUT] | FILE|DIR... (--in-place | --out-dir DIR)",
         minimumPositionals: 1,
         options: [
-            .flag(.inPlace, "Patch only the tkhd flag bytes of each input (pwrite + fsync); refuse fixes that need a rewrite."),
+            .flag(.inPlace, "Patch only the tkhd flag bytes (and stale fragment offsets) of each input (pwrite + fsync); refuse fixes that need a rewrite."),
             .value(.outDir, "DIR", "Write fixed copies under DIR, mirroring the input tree (inputs may be folders)."),
             .flag(.force, "Replace outputs (and the --report file) that exist."),
         ] + BatchRun.options,
@@ -33,6 +33,8 @@ enum FixCommand {
         gets "nothing to fix" and nothing is written. A new file is written through the remux writer: every sample
         and box as in the source, only the tkhd flag bytes (and removed references) differ.
         --in-place costs the same for any file size; it exits 65 and writes nothing when a reference must be removed.
+        Fragments a tool moved without updating them (lint fragment-offsets-stale, fragment-index-stale: ffmpeg's
+        +global_sidx, mutagen, AtomicParsley) get their tfhd base data offsets and mfra/tfra entries rewritten.
         \(BatchRun.discussion)
         """
     ) { invocation, console in
