@@ -50,6 +50,27 @@ final class LintTests: XCTestCase {
         XCTAssertEqual(GroupCheck.ruleIDs(mixed), ["group-mixed-kinds", "group-multiple-enabled"])
     }
 
+    /// What VLC's muxer makes of two audio alternatives: no group, both enabled (players mix them).
+    /// One enabled ungrouped audio track, or several in a group, is not this finding.
+    func testEnabledAudioOutsideAnyGroup() throws {
+        let folder = TemporaryFolder()
+        let source = try writeVariant("both-enabled", in: folder)
+        var edit = MovieEdit(try Movie.open(path: source))
+        try edit.setAlternateGroup(FixtureBuilder.stereoID, 0)
+        try edit.setAlternateGroup(FixtureBuilder.spatialID, 0)
+        let ungrouped = folder.path("ungrouped.mov")
+        try MovieOutput.write(edit.writer(), to: ungrouped, inputs: [source], overwrite: false)
+        XCTAssertEqual(GroupCheck.ruleIDs(ungrouped), ["audio-enabled-ungrouped", "spatial-without-fallback"])
+        let result = runCLI(["lint", "--json", ungrouped])
+        XCTAssertEqual(result.code, 0, "a warning")
+        XCTAssertTrue(result.out.contains("audio tracks \(FixtureBuilder.stereoID), \(FixtureBuilder.spatialID) are all enabled and in no alternate group"), result.out)
+        var one = MovieEdit(try Movie.open(path: ungrouped))
+        try one.setEnabled(FixtureBuilder.spatialID, false)
+        let single = folder.path("single.mov")
+        try MovieOutput.write(one.writer(), to: single, inputs: [ungrouped], overwrite: false)
+        XCTAssertEqual(GroupCheck.ruleIDs(single), ["spatial-without-fallback"])
+    }
+
     func testMalformedFileIsAFindingWithExit65() throws {
         let folder = TemporaryFolder()
         let source = try writeVariant("iphone", in: folder)

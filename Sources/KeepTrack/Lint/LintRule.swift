@@ -19,6 +19,8 @@ public struct LintRule: Sendable, Equatable {
         explanation: "A spatial track is enabled while its stereo fallback is disabled: players without an APAC decoder play no audio.")
     public static let spatialWithoutFallback = LintRule(id: "spatial-without-fallback", severity: .warning,
         explanation: "A spatial track has no fallback in its alternate group or no `fall` reference: players without an APAC decoder have nothing to play.")
+    public static let audioEnabledUngrouped = LintRule(id: "audio-enabled-ungrouped", severity: .warning,
+        explanation: "Several enabled audio tracks in no alternate group: QuickTime and AVFoundation players play them all at once — an echo when they carry the same sound (VLC's mp4 muxer writes this, dropping the source's group). If they are alternatives, they belong in one alternate group with one enabled; `fix` does not guess which.")
     public static let danglingReference = LintRule(id: "dangling-reference", severity: .error,
         explanation: "A track reference (tref) names a track id that does not exist in the movie.")
     public static let mixedKinds = LintRule(id: "group-mixed-kinds", severity: .warning,
@@ -48,7 +50,7 @@ public struct LintRule: Sendable, Equatable {
     }
 
     /// Every rule, in the order of the README table.
-    public static let all: [LintRule] = [multipleEnabled, noneEnabled, spatialEnabledFallbackDisabled, spatialWithoutFallback,
+    public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
                                          danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing,
                                          unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, malformed]
 }

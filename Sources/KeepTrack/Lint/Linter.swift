@@ -20,6 +20,11 @@ public enum Linter {
                     message: "alternate group \(group.id) mixes \(kinds.sorted().joined(separator: " and ")) tracks \(list(members))"))
             }
         }
+        let ungrouped = movie.tracks.filter { $0.kind == .audio && $0.isEnabled && $0.alternateGroup == 0 }.map(\.id).sorted()
+        if ungrouped.count > 1 {
+            findings.append(LintFinding(rule: .audioEnabledUngrouped, trackIDs: ungrouped,
+                message: "audio tracks \(list(ungrouped)) are all enabled and in no alternate group; players that honour the flags mix them"))
+        }
         for track in movie.tracks where track.isSpatialAudio {
             let fallbacks = fallbacks(of: track, in: movie)
             if fallbacks.isEmpty {
