@@ -92,7 +92,10 @@ final class CopyAlignmentTests: XCTestCase {
         XCTAssertNoThrow(try WriteVerification.verify(writer, writtenAt: output.temporaryPath, compareData: false))
         let freeOffset = summary.mdatOffset - summary.padding
         let skip = Array("skip".utf8)
-        XCTAssertEqual(skip.withUnsafeBytes { pwrite(output.descriptor, $0.baseAddress, 4, off_t(freeOffset + 4)) }, 4)
+        let damage = open(output.temporaryPath, O_WRONLY)
+        XCTAssertGreaterThanOrEqual(damage, 0)
+        XCTAssertEqual(skip.withUnsafeBytes { pwrite(damage, $0.baseAddress, 4, off_t(freeOffset + 4)) }, 4)
+        close(damage)
         XCTAssertThrowsError(try WriteVerification.verify(writer, writtenAt: output.temporaryPath, compareData: false)) { error in
             XCTAssertTrue("\(error)".contains("no free box of \(summary.padding) bytes before mdat"), "\(error)")
         }

@@ -87,6 +87,47 @@ final class CrashSafetyTests: XCTestCase {
         }
     }
 
+    /// `remux --force` over an existing file, stopped by SIGKILL, SIGTERM or SIGINT at random moments
+    /// (uniform over 0 to 1.2× an uninterrupted run): the destination is always whole, byte-identical
+    /// either to the file it replaces or to the uninterrupted result, never a mix or a truncation; no
+    /// temporary name remains (the anonymous file gets a hidden name only for the instant between its
+    /// linkat and the rename over the destination).
+    func testForcedReplacementInterruptedIsOldOrNewFile() throws {
+        let folder = TemporaryFolder()
+        let input = try Self.largeInput(in: folder)
+        let old = folder.path("old.mov")
+        XCTAssertEqual(try ChildProcess.run(["fix", input, old]).code, 0)
+        let reference = folder.path("reference.mov")
+        let started = Date()
+        XCTAssertEqual(try ChildProcess.run(["remux", input, reference]).code, 0)
+        let duration = Date().timeIntervalSince(started)
+        XCTAssertFalse(try ChildProcess.identical(old, reference), "the old and new files must differ")
+        let output = folder.path("out.mov")
+        var outcomes = ["old": 0, "new": 0]
+        for round in 0..<24 {
+            let signalNumber = [SIGKILL, SIGTERM, SIGINT][round % 3]
+            if try !FileManager.default.fileExists(atPath: output) || !ChildProcess.identical(output, old) {
+                try? FileManager.default.removeItem(atPath: output)
+                try FileManager.default.copyItem(atPath: old, toPath: output)
+            }
+            let process = try ChildProcess.start(["remux", input, output, "--force"])
+            usleep(UInt32.random(in: 0...UInt32(duration * 1.2 * 1_000_000)))
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            if try ChildProcess.identical(output, old) {
+                outcomes["old", default: 0] += 1
+            } else {
+                XCTAssertTrue(try ChildProcess.identical(output, reference), "signal \(signalNumber): the destination is neither the old nor the new file")
+                outcomes["new", default: 0] += 1
+            }
+            let leftovers = try RemuxProcessTests.temporaryFiles(in: folder)
+            XCTAssertEqual(leftovers, [], "signal \(signalNumber): left behind")
+            for name in leftovers { try FileManager.default.removeItem(atPath: folder.path(name)) }
+        }
+        XCTAssertGreaterThan(outcomes["old"] ?? 0, 0, "no signal landed before the commit (run took \(duration) s)")
+        print("remux --force: uninterrupted \(String(format: "%.3f", duration)) s; after a signal \(outcomes)")
+    }
+
     /// A movie whose `fix` needs patches in two groups and both directions: group 1 has AAC
     /// disabled, APAC and a metadata track enabled (AAC, the fallback, must be enabled and the
     /// other two disabled); group 2 has two metadata tracks enabled (one must be disabled).
