@@ -2,24 +2,21 @@
 # compare (sample bytes compared directly) vs reading both files (cat) vs hashing both (sha256sum),
 # on a 1 GiB iPhone-layout movie and its remux (real bytes, different chunk layout), warm and cold
 # page cache; then remux --verify-data vs remux. Prints a Markdown section for BENCHMARKS.md.
-# Reproduce: make build && bench/compare.sh      (RUNS=5 by default; BENCH_DIR=/path to choose the disk)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-KT=$PWD/.build/release/keeptrack
-RUNS=${RUNS:-5}
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/keeptrack-bench-compare.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# Reproduce: make build && bench/compare.sh      (RUNS=5 by default; BENCH_DIR=/path to choose the disk;
+#            DURATION=2 RUNS=1 for a quick check that the script works: small files, figures meaningless)
+source "$(dirname "$0")/lib.sh" compare
+duration=${DURATION:-60}
 a="$work/a.mov"
 b="$work/b.mov"
 # 60 s at 30 fps, ~540 KB frames (sync frames 2.2 MB): about 1 GiB; B is its remux (moov first, new chunks).
-$KT fixture iphone "$a" --duration 60 --video-frame-bytes 540000 >/dev/null
+$KT fixture iphone "$a" --duration "$duration" --video-frame-bytes 540000 >/dev/null
 $KT remux "$a" "$b" >/dev/null
 size=$(stat -c %s "$a")
 # Drops both files from the page cache (posix_fadvise DONTNEED through dd; only these files).
 cold="dd if=$a iflag=nocache count=0 status=none; dd if=$b iflag=nocache count=0 status=none"
 echo "## compare vs cat vs sha256sum"
 echo
-echo "A: \`keeptrack fixture iphone A --duration 60 --video-frame-bytes 540000\` ($size bytes, moov last);"
+echo "A: \`keeptrack fixture iphone A --duration $duration --video-frame-bytes 540000\` ($size bytes, moov last);"
 echo "B: \`keeptrack remux A B\` (moov first, other chunks). \`keeptrack compare\` reads every sample of both"
 echo "and compares them byte for byte (pieces on both cores); \`--digest sha256\` also hashes every sample."
 echo "Floors (issue 15): within 3× of \`cat A B\` on a warm cache, within 1.3× of it on a cold cache."

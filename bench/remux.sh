@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
 # remux vs cp vs ffmpeg -map 0 -c copy: the real fixture, a 100 MB and a 2+ GiB iPhone-layout file
 # (real bytes, not sparse). Prints a Markdown section for BENCHMARKS.md.
-# Reproduce: make build && bench/remux.sh        (RUNS=5 by default; BENCH_DIR=/path to choose the disk)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-KT=$PWD/.build/release/keeptrack
-RUNS=${RUNS:-5}
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/keeptrack-bench-remux.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-real=../shared/fixtures/iphone16pro-spatial-audio.mov
+# Reproduce: make build && bench/remux.sh        (RUNS=5 by default; BENCH_DIR=/path to choose the disk;
+#            DURATION=2 RUNS=1 for a quick check that the script works: small files, figures meaningless)
+source "$(dirname "$0")/lib.sh" remux
+duration=${DURATION:-60}
 # 60 s at 30 fps: ~1.1 MB frames (sync frames 4.4 MB), stereo AAC + APAC, two mebx tracks, moov last.
-$KT fixture iphone "$work/big.mov" --duration 60 --video-frame-bytes 1100000 >/dev/null
-$KT fixture iphone "$work/medium.mov" --duration 60 --video-frame-bytes 50000 >/dev/null
+$KT fixture iphone "$work/big.mov" --duration "$duration" --video-frame-bytes 1100000 >/dev/null
+$KT fixture iphone "$work/medium.mov" --duration "$duration" --video-frame-bytes 50000 >/dev/null
 
 # One line: what keeptrack compare says about OUT against IN (or why it cannot read OUT).
 compare_summary() {
