@@ -16,10 +16,17 @@ build: setup
 demo: build
 	$(BIN) demo
 
-# The fuzz smoke runs first so the test runner's summary is the last thing printed.
+# The fuzz smoke runs first so the test runner's summary is the last thing printed. Every test runs in
+# its own process, TEST_WORKERS at a time (most wait on ffmpeg or an encoder part of the time);
+# InstallTests hides the checkout's libraries, so it runs alone afterwards.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_RESULTS := .build/test-results.xml
+
 test: setup fuzz-smoke
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
+	$(SWIFT) test --skip-build --disable-swift-testing --parallel --num-workers $(TEST_WORKERS) --skip InstallTests --xunit-output $(TEST_RESULTS)
+	$(SWIFT) test --skip-build --disable-swift-testing --filter InstallTests
+	@scripts/test-summary.sh $(TEST_RESULTS)
 
 bench: build
 	bench/run.sh

@@ -4,13 +4,15 @@ import KeepTrackCLI
 import KeepTrackMediaCLI
 
 /// `make install PREFIX=…` gives a tool that works without the checkout: the checkout's `.deps`
-/// (where the build finds libfacedetection) is hidden while the installed binaries run.
+/// (where the build finds libfacedetection) is hidden while the installed binaries run. A test process
+/// started while it is hidden cannot load its libraries, so this class runs alone: `make test` runs it
+/// after the parallel run of every other class (`--skip InstallTests`).
 final class InstallTests: XCTestCase {
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `executable` with `arguments`; standard output and error together.
     @discardableResult
-    func run(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> (code: Int32, out: String) {
+    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> (code: Int32, out: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -33,7 +35,7 @@ final class InstallTests: XCTestCase {
         for binary in ["keeptrack", "keeptrack-media"] where !FileManager.default.isExecutableFile(atPath: Self.checkout.path + "/.build/release/" + binary) {
             throw unavailable("no release build of \(binary): run `make build` (make test does) first")
         }
-        let install = try run(Self.checkout.path + "/scripts/install.sh", [prefix], in: Self.checkout)
+        let install = try Self.run(Self.checkout.path + "/scripts/install.sh", [prefix], in: Self.checkout)
         XCTAssertEqual(install.code, 0, install.out)
 
         // Inputs made before the checkout's libraries are hidden.
@@ -49,16 +51,16 @@ final class InstallTests: XCTestCase {
         defer { try? FileManager.default.moveItem(at: hidden, to: deps) }
 
         let media = prefix + "/bin/keeptrack-media"
-        let libraries = try run("/usr/bin/ldd", [media]).out
+        let libraries = try Self.run("/usr/bin/ldd", [media]).out
         let face = try XCTUnwrap(libraries.split(separator: "\n").first { $0.contains("libfacedetection") }, libraries)
         XCTAssertTrue(face.contains(prefix + "/bin/../lib/keeptrack/yuface/"), "libfacedetection must come from the prefix: \(face)")
         XCTAssertFalse(libraries.contains("not found"), libraries)
 
-        let inspect = try run(prefix + "/bin/keeptrack", ["inspect", movie])
+        let inspect = try Self.run(prefix + "/bin/keeptrack", ["inspect", movie])
         XCTAssertEqual(inspect.code, 0, inspect.out)
         XCTAssertTrue(inspect.out.contains("Alternate group 1"), inspect.out)
         let vertical = folder.path("vertical.mp4")
-        let reframe = try run(prefix + "/bin/keeptrack", ["reframe", clip, vertical, "--size", "180x320"])
+        let reframe = try Self.run(prefix + "/bin/keeptrack", ["reframe", clip, vertical, "--size", "180x320"])
         XCTAssertEqual(reframe.code, 0, reframe.out)
         let stream = try XCTUnwrap(FFprobe.probe(vertical, packets: false).streams.first { $0.codecType == "video" })
         XCTAssertEqual(stream.width, 180)
@@ -78,7 +80,7 @@ final class InstallTests: XCTestCase {
                 XCTAssertTrue(fish.contains("from \(command.name)' -l \(option.name)"), "fish: \(command.name) --\(option.name)")
             }
         }
-        let rendered = try run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", prefix + "/share/man/man1/keeptrack.1"])
+        let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", prefix + "/share/man/man1/keeptrack.1"])
         XCTAssertEqual(rendered.code, 0, rendered.out)
         XCTAssertTrue(rendered.out.contains("reframe"), String(rendered.out.prefix(400)))
         let complaints = rendered.out.components(separatedBy: "\n").filter { $0.contains("troff:") }
@@ -90,36 +92,21 @@ final class InstallTests: XCTestCase {
         COMP_WORDS=(keeptrack remux --verify); COMP_CWORD=2; _keeptrack; echo "options: ${COMPREPLY[*]}"
         COMP_WORDS=(keeptrack stri); COMP_CWORD=1; _keeptrack; echo "commands: ${COMPREPLY[*]}"
         """
-        let completed = try run("/bin/bash", ["-c", script])
+        let completed = try Self.run("/bin/bash", ["-c", script])
         XCTAssertTrue(completed.out.contains("options: --verify-data"), completed.out)
         XCTAssertTrue(completed.out.contains("commands: strip-spatial"), completed.out)
         for (shell, file) in [("/usr/bin/zsh", prefix + "/share/zsh/site-functions/_keeptrack"), ("/usr/bin/fish", prefix + "/share/fish/vendor_completions.d/keeptrack.fish")] {
             guard FileManager.default.isExecutableFile(atPath: shell) else { throw unavailable("\(shell) not installed (scripts/setup.sh)") }
-            let check = try run(shell, ["-n", file])
+            let check = try Self.run(shell, ["-n", file])
             XCTAssertEqual(check.code, 0, "\(shell) -n \(file): \(check.out)")
         }
 
-        let uninstall = try run(Self.checkout.path + "/scripts/install.sh", ["--uninstall", prefix], in: Self.checkout)
+        let uninstall = try Self.run(Self.checkout.path + "/scripts/install.sh", ["--uninstall", prefix], in: Self.checkout)
         XCTAssertEqual(uninstall.code, 0, uninstall.out)
         let left = FileManager.default.enumerator(atPath: prefix)?.compactMap { $0 as? String }.filter { name in
             var directory: ObjCBool = false
             return FileManager.default.fileExists(atPath: prefix + "/" + name, isDirectory: &directory) && !directory.boolValue
         } ?? []
         XCTAssertEqual(left, [], "files left after uninstall")
-    }
-
-    /// The example package uses the library as a downstream package would (by path, KeepTrack product only).
-    func testExamplePackageBuildsAndFixesAMovie() throws {
-        let folder = TemporaryFolder()
-        let movie = folder.path("both-enabled.mov")
-        XCTAssertEqual(runCLI(["fixture", "both-enabled", movie]).code, 0)
-        let output = folder.path("fixed.mov")
-        let example = Self.checkout.appendingPathComponent("Examples/FixAndRemux")
-        let result = try run("/usr/bin/env", ["swift", "run", "--scratch-path", folder.path("example-build"), "fix-and-remux", movie, output], in: example)
-        XCTAssertEqual(result.code, 0, result.out)
-        XCTAssertTrue(result.out.contains("group 1: tracks [2, 3], enabled [2, 3]"), result.out)
-        XCTAssertTrue(result.out.contains("change: track 3: disabled"), result.out)
-        let lint = runCLI(["lint", output])
-        XCTAssertEqual(lint.code, 0, lint.out + lint.error)
     }
 }
