@@ -69,9 +69,23 @@ final class ReframeTests: XCTestCase {
         XCTAssertTrue(levels.out.contains("same"), levels.out, file: file, line: line)
     }
 
-    func testEveryStandardSceneIsFollowed() throws {
+    /// One test per standard scene (so parallel workers share them out); this one keeps "every" honest.
+    static let standardSceneNames = ["still", "drift", "fast", "step", "cut", "leave-return"]
+    func testEveryStandardSceneHasItsOwnTest() {
+        XCTAssertEqual(ReframeScene.standard(duration: 4).map(\.name), Self.standardSceneNames,
+                       "a new standard scene needs its own test<Scene>SceneIsFollowed below")
+    }
+    func testStillSceneIsFollowed() throws { try assertStandardSceneIsFollowed("still") }
+    func testDriftSceneIsFollowed() throws { try assertStandardSceneIsFollowed("drift") }
+    func testFastSceneIsFollowed() throws { try assertStandardSceneIsFollowed("fast") }
+    func testStepSceneIsFollowed() throws { try assertStandardSceneIsFollowed("step") }
+    func testCutSceneIsFollowed() throws { try assertStandardSceneIsFollowed("cut") }
+    func testLeaveReturnSceneIsFollowed() throws { try assertStandardSceneIsFollowed("leave-return") }
+
+    private func assertStandardSceneIsFollowed(_ name: String) throws {
         let folder = TemporaryFolder()
-        for scene in ReframeScene.standard(duration: 4) {
+        let scene = try XCTUnwrap(ReframeScene.standard(duration: 4).first { $0.name == name }, name)
+        do {
             let source = try writeScene(scene, in: folder)
             let output = folder.path("\(scene.name)-vertical.mov")
             let summary = try Reframer.run(input: source, output: output, options: fastOptions)

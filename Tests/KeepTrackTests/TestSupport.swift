@@ -97,3 +97,23 @@ func writeVariant(_ name: String, in folder: TemporaryFolder, extension ext: Str
 
 /// SHA-256-free fingerprint of a file's bytes for "unchanged" checks in tests.
 func fileBytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+/// What an independent tool answered about a file, kept for this test process while the file is unchanged
+/// (same size and modification time): the trim proofs ask ffmpeg for the same source frames, PCM and
+/// start times once per piece. The answer is the tool's, only not asked for again.
+final class ToolAnswers: @unchecked Sendable {
+    static let shared = ToolAnswers()
+    private let lock = NSLock()
+    private var answers: [String: Any] = [:]
+
+    func answer<T>(about path: String, _ question: [String], _ ask: () throws -> T) throws -> T {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
+        let key = ([path, String(size), String(modified)] + question).joined(separator: "\u{1}")
+        if let known = lock.withLock({ answers[key] }) as? T { return known }
+        let value = try ask()
+        lock.withLock { answers[key] = value }
+        return value
+    }
+}

@@ -10,6 +10,12 @@ enum TrimProof {
     /// Decoded frames (framemd5 hashes, in presentation order) of `path`'s first video stream, from
     /// `start` for `duration` seconds with ffmpeg's accurate seeking (nil: the whole stream).
     static func frameHashes(_ path: String, start: Double? = nil, duration: Double? = nil, frameDuration: Double = 0) throws -> [String] {
+        try ToolAnswers.shared.answer(about: path, ["framemd5", "\(start ?? -1)", "\(duration ?? -1)", "\(frameDuration)"]) {
+            try askFrameHashes(path, start: start, duration: duration, frameDuration: frameDuration)
+        }
+    }
+
+    private static func askFrameHashes(_ path: String, start: Double?, duration: Double?, frameDuration: Double) throws -> [String] {
         var arguments = ["-v", "error"]
         if let start {
             // A quarter frame early, so float rounding never drops the frame that starts exactly at `start`.
@@ -26,6 +32,10 @@ enum TrimProof {
 
     /// Interleaved float PCM of the first audio stream ffmpeg decodes, edit list applied as ffmpeg applies it.
     static func pcm(_ path: String, stream: String = "0:a:0") throws -> [Float] {
+        try ToolAnswers.shared.answer(about: path, ["pcm", stream]) { try askPCM(path, stream: stream) }
+    }
+
+    private static func askPCM(_ path: String, stream: String) throws -> [Float] {
         guard let data = runToolData("ffmpeg", ["-v", "error", "-i", path, "-map", stream, "-f", "f32le", "-"]) else {
             throw unavailable("ffmpeg is not installed (or cannot decode \(path))")
         }
@@ -34,10 +44,12 @@ enum TrimProof {
 
     /// ffprobe's start time of a stream (seconds; an empty edit before a track shows here).
     static func startTime(_ path: String, stream: String) throws -> Double {
-        guard let result = runTool("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=start_time", "-of", "csv=p=0", path]) else {
-            throw unavailable("ffprobe is not installed")
+        try ToolAnswers.shared.answer(about: path, ["start_time", stream]) {
+            guard let result = runTool("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "stream=start_time", "-of", "csv=p=0", path]) else {
+                throw unavailable("ffprobe is not installed")
+            }
+            return Double(result.out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
-        return Double(result.out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
     /// PCM ffmpeg decodes from packet `index` (0-based) of the source's audio stream on, with a fresh
