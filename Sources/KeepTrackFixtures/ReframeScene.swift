@@ -23,10 +23,13 @@ public struct ReframeScene: Sendable {
         /// Two ffmpeg colours for the background gradient.
         public var colours: (String, String)
         public var keyframes: [Keyframe]
-        public init(duration: Double, colours: (String, String), keyframes: [Keyframe]) {
+        /// A second person's path (the same photograph, composited after the first); empty: one person.
+        public var companion: [Keyframe]
+        public init(duration: Double, colours: (String, String), keyframes: [Keyframe], companion: [Keyframe] = []) {
             self.duration = duration
             self.colours = colours
             self.keyframes = keyframes
+            self.companion = companion
         }
     }
 
@@ -59,16 +62,17 @@ public struct ReframeScene: Sendable {
 
     private func frames(in segment: Segment) -> Int { Int((segment.duration * Double(frameRate)).rounded()) }
 
-    /// The face's rectangle on frame `index` (it may lie partly or wholly outside the frame).
-    public func faceBox(frame index: Int) -> (x: Double, y: Double, width: Double, height: Double) {
-        let photo = personBox(frame: index)
+    /// The face's rectangle on frame `index` (it may lie partly or wholly outside the frame); `person` 1 is
+    /// the segment's companion.
+    public func faceBox(frame index: Int, person: Int = 0) -> (x: Double, y: Double, width: Double, height: Double) {
+        let photo = personBox(frame: index, person: person)
         let face = Self.faceInPhoto, crop = Self.photoCrop, scale = Self.photoScale
         return (photo.x + (face.x - Double(crop.x)) * scale, photo.y + (face.y - Double(crop.y)) * scale,
                 face.width * scale, face.height * scale)
     }
 
     /// The whole composited person (the head-and-shoulders photograph) on frame `index`.
-    public func personBox(frame index: Int) -> (x: Double, y: Double, width: Double, height: Double) {
+    public func personBox(frame index: Int, person: Int = 0) -> (x: Double, y: Double, width: Double, height: Double) {
         var local = index
         var segment = segments[segments.count - 1]
         for candidate in segments {
@@ -77,8 +81,9 @@ public struct ReframeScene: Sendable {
         }
         let time = Double(local) / Double(frameRate)
         // overlay truncates positions and aligns them to chroma (even for 4:2:0): (int)value & ~1.
-        let x = Double(Int(Self.position(segment.keyframes, at: time, \.x)) & ~1)
-        let y = Double(Int(Self.position(segment.keyframes, at: time, \.y)) & ~1)
+        let keyframes = person == 1 ? segment.companion : segment.keyframes
+        let x = Double(Int(Self.position(keyframes, at: time, \.x)) & ~1)
+        let y = Double(Int(Self.position(keyframes, at: time, \.y)) & ~1)
         return (x, y, Double(Self.photoSize.width), Double(Self.photoSize.height))
     }
 
@@ -117,11 +122,16 @@ public struct ReframeScene: Sendable {
     /// `x264Parameters` (H.264 only) shapes the frame types, e.g. to put a cut on a B-frame.
     public func ffmpegArguments(photo: String, output: String, codec: VideoCodec = .h264, x264Parameters: String? = nil) -> [String] {
         let crop = Self.photoCrop, size = Self.photoSize
-        var graph = "[0:v]crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(size.width):\(size.height),format=yuva420p,split=\(segments.count)"
-        graph += segments.indices.map { "[photo\($0)]" }.joined() + ";"
+        let companions = segments.indices.filter { !segments[$0].companion.isEmpty }
+        var graph = "[0:v]crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(size.width):\(size.height),format=yuva420p,split=\(segments.count + companions.count)"
+        graph += segments.indices.map { "[photo\($0)]" }.joined() + companions.map { "[companion\($0)]" }.joined() + ";"
         for (index, segment) in segments.enumerated() {
             graph += "gradients=s=\(width)x\(height):r=\(frameRate):d=\(segment.duration):c0=\(segment.colours.0):c1=\(segment.colours.1):speed=0.0001:n=2:seed=\(index + 1),format=yuv420p[background\(index)];"
-            graph += "[background\(index)][photo\(index)]overlay=x='\(Self.expression(segment.keyframes, \.x))':y='\(Self.expression(segment.keyframes, \.y))':eval=frame:shortest=1[shot\(index)];"
+            let first = segment.companion.isEmpty ? "shot\(index)" : "one\(index)"
+            graph += "[background\(index)][photo\(index)]overlay=x='\(Self.expression(segment.keyframes, \.x))':y='\(Self.expression(segment.keyframes, \.y))':eval=frame:shortest=1[\(first)];"
+            if !segment.companion.isEmpty {
+                graph += "[one\(index)][companion\(index)]overlay=x='\(Self.expression(segment.companion, \.x))':y='\(Self.expression(segment.companion, \.y))':eval=frame:shortest=1[shot\(index)];"
+            }
         }
         graph += segments.indices.map { "[shot\($0)]" }.joined() + "concat=n=\(segments.count):v=1:a=0[video]"
         let duration = segments.reduce(0) { $0 + $1.duration }
@@ -154,9 +164,17 @@ public struct ReframeScene: Sendable {
         ])])
     }
 
-    /// Every scene `keeptrack fixture scene:NAME` can render: the standard ones and `rest-walk-rest`.
+    /// Two people far apart (no 9:16 crop holds both): the left one (face centre at x 404) rests, then walks 250 px right over the
+    /// second half; the right one stands still (face centre at x 1554): their faces are 900 px apart or more.
+    public static func twoApart(duration: Double = 6) -> ReframeScene {
+        ReframeScene(name: "two-apart", segments: [Segment(duration: duration, colours: ("0x203040", "0x506070"),
+                                                           keyframes: [Keyframe(duration / 2, x: 250), Keyframe(duration, x: 500)],
+                                                           companion: [Keyframe(0, x: 1400)])])
+    }
+
+    /// Every scene `keeptrack fixture scene:NAME` can render: the standard ones, `rest-walk-rest` and `two-apart`.
     public static func catalogue(duration: Double = 6) -> [ReframeScene] {
-        standard(duration: duration) + [restWalkRest(rest: max(0.5, (duration - 2) / 2))]
+        standard(duration: duration) + [restWalkRest(rest: max(0.5, (duration - 2) / 2)), twoApart(duration: duration)]
     }
 
     /// The standard scenes the reframe proof runs: each one a behaviour the camera path must get right.

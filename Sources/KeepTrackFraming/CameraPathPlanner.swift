@@ -14,6 +14,10 @@ public struct CropPath: Equatable, Sendable {
     public var subjectFaces: [(frameIndex: Int, box: FrameRect)]
     /// Per shot, how it is shown (`--layout`); empty: every shot follows.
     public var layouts: [ShotLayout] = []
+    /// For `split` shots: per frame, the two windows (nil outside split shots; empty: no split shot). See SplitLayout.swift.
+    public var splitWindows: [SplitWindows?] = []
+    /// The size of each split window in source pixels (0×0 when no shot is split).
+    public var splitSize = SplitSize(width: 0, height: 0)
 
     /// How shot number `shot` is shown.
     public func layout(shot: Int) -> ShotLayout { shot >= 0 && shot < layouts.count ? layouts[shot] : .follow }
@@ -27,6 +31,7 @@ public struct CropPath: Equatable, Sendable {
         lhs.axis == rhs.axis && lhs.offsets == rhs.offsets && lhs.shots == rhs.shots
             && lhs.cropWidth == rhs.cropWidth && lhs.cropHeight == rhs.cropHeight
             && lhs.shots.indices.map(lhs.layout(shot:)) == rhs.shots.indices.map(rhs.layout(shot:))
+            && lhs.offsets.indices.map(lhs.split(frame:)) == rhs.offsets.indices.map(rhs.split(frame:))
     }
 
     /// The crop rectangle of frame `index` in source (display-orientation) pixels.

@@ -4,8 +4,11 @@ extension CameraPathPlanner {
     /// crop, the box holding all of them, each held at its nearest sighting while undetected), so it never
     /// turns to another face on its own. Shots where nobody's face is found keep the people and motion
     /// fallbacks of `plan(frameTimes:samples:cuts:)`. Returns the path (with `layouts`) and the decisions.
+    /// Split shots get their two windows (`addSplitWindows`) of `splitWindow` (default: for an output of the
+    /// crop's own size).
     public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], layout mode: LayoutMode,
-                     choice settings: SubjectChoice.Settings = SubjectChoice.Settings()) -> (path: CropPath, shots: [SubjectChoice.Shot]) {
+                     choice settings: SubjectChoice.Settings = SubjectChoice.Settings(),
+                     splitWindow: SplitSize? = nil) -> (path: CropPath, shots: [SubjectChoice.Shot]) {
         let frameTimes = Self.strictlyIncreasing(rawTimes)
         let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
         let shots = ShotDetector.shots(frameCount: frameTimes.count, cuts: cuts)
@@ -42,6 +45,9 @@ extension CameraPathPlanner {
         }
         var path = plan(frameTimes: rawTimes, samples: chosen, cuts: cuts)
         path.layouts = decisions.map(\.layout)
+        let crop = SplitSize(width: cropWidth, height: cropHeight)
+        addSplitWindows(to: &path, decisions: decisions, samples: usable, tracks: tracks, frameTimes: frameTimes, cuts: cuts,
+                        window: splitWindow ?? SplitGeometry(crop: crop, output: crop).window)
         return (path, decisions)
     }
 

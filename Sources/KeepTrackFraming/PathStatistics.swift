@@ -79,8 +79,10 @@ public struct SubjectCoverage: Equatable, Sendable {
             guard frame.contains(face.box), face.box.width <= Double(path.cropWidth),
                   face.box.height <= Double(path.cropHeight) else { continue }
             possibleFrames += 1
-            // A fit shot shows the whole picture.
-            if path.layout(frame: face.frameIndex) == .fit || path.rect(frame: face.frameIndex).contains(face.box) { framesInside += 1 }
+            // A fit shot shows the whole picture; a split one its two windows.
+            let windows = path.splitRects(frame: face.frameIndex)
+            if path.layout(frame: face.frameIndex) == .fit || path.rect(frame: face.frameIndex).contains(face.box)
+                || windows.map({ $0.top.contains(face.box) || $0.bottom.contains(face.box) }) == true { framesInside += 1 }
         }
     }
 }

@@ -4,13 +4,18 @@ public enum ShotLayout: String, Sendable, CaseIterable {
     case follow
     /// The whole picture scaled into the output, over a blurred, darkened copy of itself.
     case fit
+    /// Two people stacked: each half of the output a window following one of them (`SplitGeometry`).
+    case split
 }
 
 /// What `--layout` asks for: one layout for every shot, or a choice per shot.
 public enum LayoutMode: String, Sendable, CaseIterable {
     case follow
     case fit
-    /// Per shot: follow when one person dominates or the people who matter share one crop; fit when they cannot.
+    /// Two people stacked in every shot where at least two people matter (the two most important); follow elsewhere.
+    case split
+    /// Per shot: follow when one person dominates or the people who matter share one crop; split when exactly
+    /// two people dominate and stand apart (`SubjectChoice.Settings.splitShare`, `splitApart`); fit otherwise.
     case auto
 }
 
@@ -41,6 +46,14 @@ public struct SubjectChoice: Sendable {
         /// The people who matter share one crop when their group fits on at least this fraction of the
         /// analysed frames where two or more of them are seen.
         public var shareFraction = 0.9
+        /// auto splits a shot only when its two people who matter hold at least this fraction of the importance
+        /// of everyone seen in it (the others are background, not an audience)...
+        public var splitShare = 0.75
+        /// ...are each seen on at least this fraction of its analysed frames...
+        public var splitPresence = 0.5
+        /// ...and their median faces are at least this many crop lengths apart along the axis (two windows of
+        /// the crop's width would overlap by less than half), so each half shows one person.
+        public var splitApart = 1.0
 
         public init() {}
     }
@@ -65,6 +78,8 @@ public struct SubjectChoice: Sendable {
         /// The subject's track at each analysed frame of the shot where one was chosen (frame order).
         public var subjects: [(frameIndex: Int, track: Int)]
         public var layout: ShotLayout
+        /// For a split shot: the two people shown, upper half first (the one further left, or up).
+        public var pair: [Int] = []
 
         /// Times the subject changed to a different person (not a new track of the same face).
         public var switches: Int
@@ -72,7 +87,7 @@ public struct SubjectChoice: Sendable {
         public static func == (lhs: Shot, rhs: Shot) -> Bool {
             lhs.frames == rhs.frames && lhs.people == rhs.people && lhs.mattering == rhs.mattering && lhs.groupFits == rhs.groupFits
                 && lhs.subjects.map(\.frameIndex) == rhs.subjects.map(\.frameIndex) && lhs.subjects.map(\.track) == rhs.subjects.map(\.track)
-                && lhs.layout == rhs.layout && lhs.switches == rhs.switches
+                && lhs.layout == rhs.layout && lhs.switches == rhs.switches && lhs.pair == rhs.pair
         }
     }
 
@@ -113,16 +128,37 @@ public struct SubjectChoice: Sendable {
         let mattering = people.filter { $0.importance >= settings.matterFraction * top && $0.presence >= settings.minimumPresence }.map(\.track)
         let byID = Dictionary(own.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let groupFits = mattering.count > 1 && fits(mattering.compactMap { byID[$0] }, samples: inShot)
+        let pair = splitPair(mattering: mattering, people: people, tracks: byID)
         let layout: ShotLayout
         switch mode {
         case .follow: layout = .follow
         case .fit: layout = .fit
-        case .auto: layout = mattering.count > 1 && !groupFits ? .fit : .follow
+        case .split: layout = mattering.count > 1 ? .split : .follow
+        case .auto:
+            if mattering.count < 2 || groupFits { layout = .follow } else if pair.apart { layout = .split } else { layout = .fit }
         }
         let (subjects, switches) = timeline(samples: inShot, tracks: own, frameTimes: frameTimes,
                                             importance: Dictionary(people.map { ($0.track, $0.importance) }, uniquingKeysWith: { a, _ in a }))
         return Shot(frames: shot, people: people, mattering: mattering, groupFits: groupFits, subjects: subjects,
-                    layout: layout, switches: switches)
+                    layout: layout, pair: layout == .split ? pair.tracks : [], switches: switches)
+    }
+
+    /// The two most important people who matter, upper half first (further left, or up), and whether auto may
+    /// split for them: exactly two matter, they hold `splitShare` of everyone's importance, each is seen on
+    /// `splitPresence` of the frames and their median faces are `splitApart` crop lengths apart.
+    func splitPair(mattering: [Int], people: [Person], tracks: [Int: FaceTrack]) -> (tracks: [Int], apart: Bool) {
+        guard mattering.count >= 2, let a = tracks[mattering[0]], let b = tracks[mattering[1]] else { return ([], false) }
+        func median(_ track: FaceTrack) -> Double {
+            let values = track.points.map { axis == .horizontal ? $0.detection.box.midX : $0.detection.box.midY }.sorted()
+            return values[values.count / 2]
+        }
+        let (first, second) = median(a) <= median(b) ? (a, b) : (b, a)
+        let chosen = people.filter { $0.track == a.id || $0.track == b.id }
+        let share = chosen.reduce(0) { $0 + $1.importance } / max(people.reduce(0) { $0 + $1.importance }, 1e-12)
+        let apart = mattering.count == 2 && share >= settings.splitShare
+            && chosen.allSatisfy { $0.presence >= settings.splitPresence }
+            && abs(median(second) - median(first)) >= settings.splitApart * cropLength
+        return ([first.id, second.id], apart)
     }
 
     /// Whether the people of `group` fit in one crop (with room around each face) wherever two or more are seen.

@@ -14,15 +14,19 @@ final class CropProducer: @unchecked Sendable {
     let retained: RetainedFrames?
     /// Renders the frames of `fit` shots (nil when every shot follows).
     let fitter: FitRenderer?
+    /// Renders the frames of `split` shots (nil when no shot is split).
+    let splitter: SplitRenderer?
     /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
     private(set) var movedCuts: [(planned: Int, actual: Int)] = []
     /// Signalled when the thread has stopped touching the decoder and the cropper.
     let done = DispatchSemaphore(value: 0)
 
     init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
-         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil, fitter: FitRenderer? = nil) {
+         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil, fitter: FitRenderer? = nil,
+         splitter: SplitRenderer? = nil) {
         self.retained = retained
         self.fitter = fitter
+        self.splitter = splitter
         self.movie = movie
         self.video = video
         self.path = path
@@ -59,8 +63,11 @@ final class CropProducer: @unchecked Sendable {
                 }
             }
             let prepared: UnsafeMutablePointer<AVFrame>
-            if let fitter, path.layout(frame: shown) == .fit {
+            let layout = path.layout(frame: shown)
+            if let fitter, layout == .fit {
                 prepared = try fitter.prepare(frame, time: time)
+            } else if let splitter, layout == .split, let windows = path.split(frame: shown) {
+                prepared = try splitter.prepare(frame, windows: windows, time: time)
             } else {
                 let rect = path.rect(frame: shown)
                 prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)

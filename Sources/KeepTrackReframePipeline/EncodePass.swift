@@ -64,8 +64,15 @@ extension Reframer {
             ? try FitRenderer(orientation: cropper.orientation, output: cropper.output, sourceFormat: cropper.sourceFormat,
                               outputFormat: cropper.outputFormat)
             : nil
+        // Shots of two people stacked (`split`): their windows scaled into the halves.
+        let splitter = path.layouts.contains(.split)
+            ? try SplitRenderer(orientation: cropper.orientation,
+                                geometry: splitGeometry(crop: cropper.crop, output: cropper.output),
+                                sourceFormat: cropper.sourceFormat, outputFormat: cropper.outputFormat)
+            : nil
         let producer = CropProducer(movie: movie, video: video, path: path, cropper: cropper, handoff: handoff,
-                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts, retained: analysis.retained, fitter: fitter)
+                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts, retained: analysis.retained, fitter: fitter,
+                                    splitter: splitter)
         let thread = Thread { producer.run() }
         thread.stackSize = 8 << 20
         thread.start()

@@ -97,25 +97,10 @@ final class FitRenderer {
         return result
     }
 
-    /// Runs `context` on the rows of `source` from (`x`, `y`) (even), writing into `destination` from row
-    /// `atRow`, column `column` (even).
     private func scale(_ context: OpaquePointer?, from source: UnsafePointer<AVFrame>, x: Int, y: Int, height: Int, bytesPerSample: Int,
                        into destination: UnsafeMutablePointer<AVFrame>, atRow row: Int, column: Int = 0) {
-        var sourcePlanes: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
-        var sourceStrides: [Int32] = [0, 0, 0, 0]
-        var outPlanes: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil, nil]
-        var outStrides: [Int32] = [0, 0, 0, 0]
-        let outBytes = self.bytesPerSample
-        for plane in 0..<3 {
-            let shift = plane == 0 ? 0 : 1
-            let stride = Int(VideoFrames.linesize(source, plane))
-            sourcePlanes[plane] = UnsafePointer(VideoFrames.pointer(source, plane)! + (y >> shift) * stride + (x >> shift) * bytesPerSample)
-            sourceStrides[plane] = Int32(stride)
-            let outStride = Int(VideoFrames.linesize(UnsafePointer(destination), plane))
-            outPlanes[plane] = VideoFrames.pointer(UnsafePointer(destination), plane)! + (row >> shift) * outStride + (column >> shift) * outBytes
-            outStrides[plane] = Int32(outStride)
-        }
-        _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(height), outPlanes, outStrides)
+        VideoFrames.scale(context, from: source, x: x, y: y, height: height, sourceBytes: bytesPerSample, into: destination,
+                          atRow: row, column: column, outputBytes: self.bytesPerSample)
     }
 
     /// Luma moved towards video black: black + (Y − black) × `backgroundBrightness`, through a table.

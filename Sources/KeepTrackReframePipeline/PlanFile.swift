@@ -3,21 +3,30 @@ import KeepTrack
 import KeepTrackFraming
 
 /// The camera path as a JSON file a person can read and edit (`--plan-out`): the crop size, the cuts and,
-/// for every frame, its time and the crop's top-left corner in display pixels.
+/// for every frame, its time and the crop's top-left corner in display pixels; in a `split` shot also the
+/// top-left corners of its two windows (`top`, `bottom`; their size is `split`).
 enum PlanFile {
     static let version = 1
 
     static func json(path: CropPath, frameTimes: [Double], sourceWidth: Int, sourceHeight: Int) -> JSONValue {
         let frames: [JSONValue] = path.offsets.indices.map { index in
             let rect = path.rect(frame: index)
-            return .object([("time", .double((frameTimes[index] * 1_000_000).rounded() / 1_000_000)),
-                            ("x", .int(Int64(rect.x))), ("y", .int(Int64(rect.y)))])
+            var fields: [(String, JSONValue)] = [("time", .double((frameTimes[index] * 1_000_000).rounded() / 1_000_000)),
+                                                 ("x", .int(Int64(rect.x))), ("y", .int(Int64(rect.y)))]
+            if let windows = path.split(frame: index) {
+                fields.append(("top", .object([("x", .int(Int64(windows.top.x))), ("y", .int(Int64(windows.top.y)))])))
+                fields.append(("bottom", .object([("x", .int(Int64(windows.bottom.x))), ("y", .int(Int64(windows.bottom.y)))])))
+            }
+            return .object(fields)
         }
+        let split: [(String, JSONValue)] = path.splitWindows.contains { $0 != nil }
+            ? [("split", .object([("width", .int(Int64(path.splitSize.width))), ("height", .int(Int64(path.splitSize.height)))]))] : []
         return .object([
             ("keeptrackPlan", .int(Int64(version))),
             ("source", .object([("width", .int(Int64(sourceWidth))), ("height", .int(Int64(sourceHeight)))])),
             ("crop", .object([("width", .int(Int64(path.cropWidth))), ("height", .int(Int64(path.cropHeight)))])),
             ("axis", .string(path.axis.rawValue)),
+        ] + split + [
             ("cuts", .array(path.shots.dropFirst().map { .int(Int64($0.lowerBound)) })),
             ("layouts", .array(path.shots.indices.map { .string(path.layout(shot: $0).rawValue) })),
             ("frames", .array(frames)),
@@ -36,7 +45,9 @@ extension PlanFile {
     /// `sourceWidth`×`sourceHeight`, cropped to `crop`, with `frameCount` frames. Every field is checked;
     /// a plan that does not fit is refused (65) with the field that is wrong. Odd positions are rounded
     /// down to even (4:2:0 chroma).
-    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: (width: Int, height: Int), frameCount: Int) throws -> CropPath {
+    /// Frames of split shots need `top` and `bottom` windows of `splitWindow`'s size (the plan's `split`).
+    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: (width: Int, height: Int), frameCount: Int,
+                     splitWindow: SplitSize) throws -> CropPath {
         func bad(_ reason: String) -> KeepTrackError { .unsupported("the plan \(file) does not fit this movie: \(reason)") }
         guard FileManager.default.fileExists(atPath: file) else { throw KeepTrackError.missingInput("\(file): no such plan file") }
         let attributes = try? FileManager.default.attributesOfItem(atPath: file)
@@ -105,6 +116,39 @@ extension PlanFile {
                 return layout
             }
         }
+        if path.layouts.contains(.split) {
+            try readSplitWindows(into: &path, root: root, frames: frames, window: splitWindow, bad: bad, integer: integer)
+        }
         return path
+    }
+
+    /// The windows of every frame of the split shots: inside the picture, even (odd ones rounded down).
+    private static func readSplitWindows(into path: inout CropPath, root: [String: Any], frames: [Any], window: SplitSize,
+                                         bad: (String) -> KeepTrackError, integer: (Any?, String) throws -> Int) throws {
+        let size = root["split"] as? [String: Any]
+        guard size != nil else { throw bad("\"split\" (the windows' size) is missing; a shot's layout is split") }
+        let width = try integer(size?["width"], "split.width"), height = try integer(size?["height"], "split.height")
+        guard width == window.width, height == window.height else {
+            throw bad("split is \(width)x\(height); this movie's split windows are \(window.width)x\(window.height) (the same --aspect and --size as the plan's run)")
+        }
+        let limitX = path.sourceWidth - width, limitY = path.sourceHeight - height
+        path.splitSize = window
+        path.splitWindows = [SplitWindows?](repeating: nil, count: frames.count)
+        for (shotIndex, shot) in path.shots.enumerated() where path.layout(shot: shotIndex) == .split {
+            for index in shot {
+                let frame = frames[index] as? [String: Any] ?? [:]
+                var corners: [(x: Int, y: Int)] = []
+                for name in ["top", "bottom"] {
+                    guard let corner = frame[name] as? [String: Any] else {
+                        throw bad("frames[\(index)].\(name) is missing or not an object (layouts[\(shotIndex)] is split)")
+                    }
+                    let x = try integer(corner["x"], "frames[\(index)].\(name).x"), y = try integer(corner["y"], "frames[\(index)].\(name).y")
+                    guard (0...max(0, limitX)).contains(x) else { throw bad("frames[\(index)].\(name).x is \(x); the window fits at 0...\(limitX)") }
+                    guard (0...max(0, limitY)).contains(y) else { throw bad("frames[\(index)].\(name).y is \(y); the window fits at 0...\(limitY)") }
+                    corners.append((x / 2 * 2, y / 2 * 2))
+                }
+                path.splitWindows[index] = SplitWindows(top: corners[0], bottom: corners[1])
+            }
+        }
     }
 }

@@ -86,10 +86,12 @@ public enum Reframer {
         var path: CropPath
         if let planFile = options.planInput {
             path = try PlanFile.read(planFile, sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
-                                     crop: crop, frameCount: analysis.frameTimes.count)
+                                     crop: crop, frameCount: analysis.frameTimes.count,
+                                     splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         } else {
             (path, summary.shotDecisions) = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts,
-                                                         layout: options.layout)
+                                                         layout: options.layout,
+                                                         splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         }
         guard let destination else {
             // --plan-only: the plan and what it is made of, no movie.
@@ -154,6 +156,11 @@ public enum Reframer {
         summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds), ("encode", encodedAt.timeIntervalSince(encodeStarted)),
                            ("mux", muxed.timeIntervalSince(encodedAt)), ("total", muxed.timeIntervalSince(started))]
         return summary
+    }
+
+    /// The halves and windows of the `split` layout for a follow crop of `crop` scaled to `output`.
+    static func splitGeometry(crop: (width: Int, height: Int), output: (width: Int, height: Int)) -> SplitGeometry {
+        SplitGeometry(crop: SplitSize(width: crop.width, height: crop.height), output: SplitSize(width: output.width, height: output.height))
     }
 
     static func writePlan(_ path: CropPath, analysis: Analysis, orientation: DisplayOrientation, options: ReframeOptions, input: String) throws {

@@ -31,4 +31,24 @@ enum VideoFrames {
         default: return frame.pointee.linesize.2
         }
     }
+
+    /// Runs `context` on the rows of `source` from (`x`, `y`) (even; `height` rows of `sourceBytes`-byte
+    /// samples), writing into `destination` from row `row`, column `column` (even; `outputBytes`-byte samples).
+    static func scale(_ context: OpaquePointer?, from source: UnsafePointer<AVFrame>, x: Int, y: Int, height: Int, sourceBytes: Int,
+                      into destination: UnsafeMutablePointer<AVFrame>, atRow row: Int, column: Int = 0, outputBytes: Int) {
+        var sourcePlanes: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
+        var sourceStrides: [Int32] = [0, 0, 0, 0]
+        var outPlanes: [UnsafeMutablePointer<UInt8>?] = [nil, nil, nil, nil]
+        var outStrides: [Int32] = [0, 0, 0, 0]
+        for plane in 0..<3 {
+            let shift = plane == 0 ? 0 : 1
+            let stride = Int(linesize(source, plane))
+            sourcePlanes[plane] = UnsafePointer(pointer(source, plane)! + (y >> shift) * stride + (x >> shift) * sourceBytes)
+            sourceStrides[plane] = Int32(stride)
+            let outStride = Int(linesize(UnsafePointer(destination), plane))
+            outPlanes[plane] = pointer(UnsafePointer(destination), plane)! + (row >> shift) * outStride + (column >> shift) * outputBytes
+            outStrides[plane] = Int32(outStride)
+        }
+        _ = sws_scale(context, sourcePlanes, sourceStrides, 0, Int32(height), outPlanes, outStrides)
+    }
 }

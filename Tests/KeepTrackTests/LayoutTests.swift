@@ -26,12 +26,17 @@ final class LayoutTests: XCTestCase {
 
     /// Faces the independent judge finds per sampled frame (rows `rows` only), centres' x in output pixels.
     func judgedFaceCentres(_ path: String, fps: Double, minimumSize: Int, rows: Range<Int>) throws -> [[Double]] {
+        try judgedFaces(path, fps: fps, minimumSize: minimumSize, rows: rows).map { $0.map(\.x) }
+    }
+
+    /// Faces the independent judge finds per sampled frame (rows `rows` only), centres in output pixels.
+    func judgedFaces(_ path: String, fps: Double, minimumSize: Int, rows: Range<Int>) throws -> [[(x: Double, y: Double)]] {
         let result = try XCTUnwrap(runTool("/usr/bin/python3", [Self.judge, path, "\(fps)", "\(minimumSize)", "\(rows.lowerBound)", "\(rows.upperBound)"]),
                                    "python3-opencv is not installed (scripts/setup.sh)")
         XCTAssertEqual(result.code, 0, result.out)
         return try result.out.split(separator: "\n").map { line in
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            return (object["faces"] as? [[Int]] ?? []).map { Double($0[0]) + Double($0[2]) / 2 }
+            return (object["faces"] as? [[Int]] ?? []).map { (Double($0[0]) + Double($0[2]) / 2, Double($0[1]) + Double($0[3]) / 2) }
         }
     }
 
@@ -124,7 +129,8 @@ final class LayoutTests: XCTestCase {
 
     /// fit on real footage of two people 2/3 of the frame apart: the judge finds both faces in one output
     /// frame as often as in ffmpeg's own scale-and-pad of the source (their heads tilt, so not on every frame),
-    /// and never in the follow output, which shows one of them.
+    /// and never in the follow output, which shows one of them. split shows both (a face in each half) on more
+    /// frames than fit and follow, its halves as ffmpeg crops, scales and stacks the planned windows.
     func testFitOutputOfTwoPeopleApartShowsBothPeople() throws {
         let source = try PersonDetectorTests.footage("two_people_apart.mp4")
         let folder = TemporaryFolder()
@@ -157,9 +163,35 @@ final class LayoutTests: XCTestCase {
         let man = ours.filter { xs in xs.contains { abs($0 - 345 * 2.25) < 100 } }.count
         XCTAssertGreaterThanOrEqual(Double(man), 0.8 * Double(ours.count))
         try ReframeTests.assertAudioPassedThrough(source: source, output: fit)
+
+        options.layout = .split
+        options.planOutput = folder.path("split.json")
+        let split = folder.path("split.mp4")
+        _ = try Reframer.run(input: source, output: split, options: options)
+        let geometry = Reframer.splitGeometry(crop: (152, 270), output: (1080, 1920))
+        XCTAssertEqual(geometry.window, SplitSize(width: 152, height: 134))
+        // Each half judged as a picture of its own (the judge turns the picture about its centre for tilted heads).
+        let upper = try judgedFaces(split, fps: 4, minimumSize: 200, rows: 0..<geometry.half)
+        let lower = try judgedFaces(split, fps: 4, minimumSize: 200, rows: geometry.lowerHalfRow..<1920)
+        XCTAssertEqual(upper.count, lower.count)
+        let both = zip(upper, lower).filter { !$0.isEmpty && !$1.isEmpty }.count
+        print("two_people_apart split: a face in each half \(both)/\(upper.count) (upper \(upper.filter { !$0.isEmpty }.count), lower \(lower.filter { !$0.isEmpty }.count)); fit both \(framesWithTwoPeople(ours, apart: apart)), follow both \(framesWithTwoPeople(followed, apart: apart))")
+        XCTAssertGreaterThan(both, framesWithTwoPeople(ours, apart: apart), "split shows both people more often than fit")
+        XCTAssertGreaterThan(both, framesWithTwoPeople(followed, apart: apart), "split shows both people more often than follow")
+        XCTAssertGreaterThanOrEqual(Double(both), 0.8 * Double(upper.count))
+        let plan = try SplitLayoutTests.json(options.planOutput!)
+        for entry in try XCTUnwrap(plan["frames"] as? [[String: Any]]) {
+            let top = try XCTUnwrap((entry["top"] as? [String: Int])?["x"]), bottom = try XCTUnwrap((entry["bottom"] as? [String: Int])?["x"])
+            XCTAssertLessThanOrEqual(top + 152, bottom, "the halves show different parts of the picture (the woman above, the man below)")
+        }
+        for frame in [5, 30, 55] {
+            let psnr = try SplitLayoutTests.psnrAgainstFFmpeg(source: source, output: split, plan: plan, frame: frame, geometry: geometry, folder: folder)
+            XCTAssertGreaterThan(psnr, 30, "frame \(frame): not ffmpeg's crop + scale + vstack of the planned windows")
+        }
+        try ReframeTests.assertAudioPassedThrough(source: source, output: split)
     }
 
-    /// auto on real footage: two people who cannot share a crop get fit; the talking head is followed with the
+    /// auto on real footage: two people far apart who cannot share a crop get split; the talking head is followed with the
     /// same path as the default layout; the stage clip's audience shot (six faces) gets fit, its performer
     /// shots follow; within every shot the subject changes at most once.
     func testAutoChoosesPerShotOnFootage() throws {
@@ -174,7 +206,7 @@ final class LayoutTests: XCTestCase {
             return (try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any]), summary)
         }
         let two = try plan("two_people_apart.mp4", .auto)
-        XCTAssertEqual(two.plan["layouts"] as? [String], ["fit"])
+        XCTAssertEqual(two.plan["layouts"] as? [String], ["split"], "two people, far apart, nobody else")
         XCTAssertEqual(two.summary.shotDecisions.first?.mattering.count, 2)
         let talking = try plan("talking_head_720p.mp4", .auto), talkingDefault = try plan("talking_head_720p.mp4", .follow)
         XCTAssertEqual(talking.plan["layouts"] as? [String], ["follow"])
@@ -234,6 +266,6 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(both.code, 64, both.error)
         let bad = runCLI(["reframe", "--layout", "zoom", source, folder.path("bad.mp4")])
         XCTAssertEqual(bad.code, 64, bad.error)
-        XCTAssertTrue(bad.error.contains("follow, fit, auto"), bad.error)
+        XCTAssertTrue(bad.error.contains("follow, fit, split, auto"), bad.error)
     }
 }

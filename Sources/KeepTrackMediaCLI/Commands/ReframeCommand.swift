@@ -18,7 +18,7 @@ enum ReframeCommand {
             .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: VideoEncoder.Codec.allCases.map(\.rawValue)),
             .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
             .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: presets),
-            .value(.layout, "follow|fit|auto", "How each shot is shown: follow the subject with a 9:16 crop (default), fit the whole picture over a blurred, darkened copy of itself, or auto: per shot, follow when one person dominates or the people who matter share one crop, fit when they cannot.",
+            .value(.layout, "follow|fit|split|auto", "How each shot is shown: follow the subject with a 9:16 crop (default), fit the whole picture over a blurred, darkened copy of itself, split: two people stacked, each half following one of them, or auto: per shot, follow when one person dominates or the people who matter share one crop, split when exactly two dominate far apart, fit otherwise.",
                    choices: LayoutMode.allCases.map(\.rawValue)),
             .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
             .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice).", range: 0...1_048_576),
@@ -63,11 +63,17 @@ enum ReframeCommand {
         subject's track ends, so the camera never turns back and forth between two people. When the people who
         matter (at least 35 % of the top importance, seen on 30 % of the shot) fit in one crop, it frames them
         together. --layout fit shows the whole picture across the middle of the output over a blurred (shrunk to
-        a sixteenth and grown back), darkened copy of its centre; --layout auto picks fit for a shot whose people
-        who matter cannot share one crop and follow otherwise.
+        a sixteenth and grown back), darkened copy of its centre. --layout split stacks two people: each half of
+        the output (a thin black divider between them) shows a window of the half's aspect, as wide as the follow
+        crop, following one of the two people who matter most (upper: the one further left) with the same path
+        planning and limits as a followed crop, its height fixed per shot; shots with fewer than two people who
+        matter follow. --layout auto: follow when one person dominates or the people who matter share one crop;
+        split when exactly two matter, hold 75 % of everyone's importance, are each seen on half the shot and
+        stand a crop width apart; fit otherwise (groups, audiences).
         --plan-out writes the planned path: {"keeptrackPlan": 1, "source", "crop", "axis", "cuts", "layouts",
-        "frames": [{"time", "x", "y"}]} (layouts: "follow" or "fit" for each shot, one more than the cuts; x, y:
-        the crop's top-left corner in display pixels, one entry per frame). --plan-only stops there (a full
+        "frames": [{"time", "x", "y"}]} (layouts: "follow", "fit" or "split" for each shot, one more than the cuts;
+        x, y: the crop's top-left corner in display pixels, one entry per frame; frames of split shots also have
+        "top" and "bottom": {"x", "y"}, the windows' corners, whose size is "split": {"width", "height"}). --plan-only stops there (a full
         decode, no encode). --plan renders such a file, edited or not, instead of detecting (its layouts too;
         --layout is refused with it): it must have this movie's frame count and crop size (same --aspect),
         positions inside the picture, increasing cuts, one layout per shot (none: follow); odd positions are
