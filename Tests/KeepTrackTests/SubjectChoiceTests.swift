@@ -47,8 +47,15 @@ final class SubjectChoiceTests: XCTestCase {
                 XCTAssertTrue((0..<times.count).allSatisfy { inside(path, $0, subject) })
                 XCTAssertEqual(statistics.movingFrames, 0)
             } else {
-                XCTAssertEqual(shots[0].layout, .fit, "900 px apart do not share a 608-px crop")
-                XCTAssertEqual(path.layout(frame: 150), .fit)
+                XCTAssertEqual(shots[0].layout, .split, "900 px apart do not share a 608-px crop: two people, one per half")
+                XCTAssertEqual(path.layout(frame: 150), .split)
+                // Each window holds its own person on every frame (the left one above) and stays still.
+                for frame in 0..<times.count {
+                    let windows = try XCTUnwrap(path.splitRects(frame: frame))
+                    XCTAssertTrue(windows.top.contains(samples[0].faces[0].box) && windows.bottom.contains(samples[0].faces[1].box), "frame \(frame)")
+                }
+                XCTAssertEqual(Set(path.splitWindows.map { $0?.top.x }).count, 1, "no jitter from the alternating sizes")
+                XCTAssertEqual(Set(path.splitWindows.map { $0?.bottom.x }).count, 1)
             }
         }
     }
@@ -117,9 +124,34 @@ final class SubjectChoiceTests: XCTestCase {
             n < 12 ? [self.face(300, 120), self.face(1600, 120)] : [self.face(1000, 150)]
         }
         let (path, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [120], layout: .auto)
-        XCTAssertEqual(shots.map(\.layout), [.fit, .follow])
-        XCTAssertEqual(path.layouts, [.fit, .follow])
-        XCTAssertEqual(path.layout(frame: 119), .fit)
+        XCTAssertEqual(shots.map(\.layout), [.split, .follow])
+        XCTAssertEqual(path.layouts, [.split, .follow])
+        XCTAssertEqual(path.layout(frame: 119), .split)
         XCTAssertEqual(path.layout(frame: 120), .follow)
+        XCTAssertNotNil(path.split(frame: 119))
+        XCTAssertNil(path.split(frame: 120))
+    }
+
+    /// auto's rule for split: exactly two people who matter, far apart, holding most of the shot's
+    /// importance. Three far apart (a group), two too close for two windows yet too far for one crop, or two
+    /// with a third person nearly as important: fit. --layout split splits any shot where two or more matter.
+    func testAutoSplitsOnlyForTwoDominantPeopleFarApart() throws {
+        func layout(_ faces: @escaping (Int) -> [FaceDetection], _ mode: LayoutMode = .auto) -> (ShotLayout, Int) {
+            let (times, samples) = scene(seconds: 6, faces)
+            let (_, shots) = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: mode)
+            return (shots[0].layout, shots[0].mattering.count)
+        }
+        XCTAssertEqual(layout { _ in [self.face(300, 120), self.face(1600, 120)] }.0, .split)
+        let three = layout { _ in [self.face(200, 120), self.face(900, 120), self.face(1600, 120)] }
+        XCTAssertEqual(three.0, .fit)
+        XCTAssertEqual(three.1, 3)
+        XCTAssertEqual(layout { _ in [self.face(700, 120), self.face(1250, 120)] }.0, .fit, "550 px apart: the windows would overlap")
+        // Three small faces in the background, each under the matter threshold, together hold more than a
+        // quarter of the importance: an audience, not two people.
+        let background = layout { _ in [self.face(200, 120), self.face(1600, 120), self.face(700, 30), self.face(950, 30), self.face(1200, 30)] }
+        XCTAssertEqual(background.1, 2)
+        XCTAssertEqual(background.0, .fit)
+        XCTAssertEqual(layout({ _ in [self.face(200, 120), self.face(900, 120), self.face(1600, 120)] }, .split).0, .split)
+        XCTAssertEqual(layout({ _ in [self.face(960, 150)] }, .split).0, .follow, "one person: nothing to split")
     }
 }
