@@ -38,7 +38,7 @@ public struct FrameRect: Equatable, Hashable, Sendable {
     }
 
     /// Start and length along one axis.
-    func span(along axis: CropAxis) -> (start: Double, length: Double) {
+    public func span(along axis: CropAxis) -> (start: Double, length: Double) {
         axis == .horizontal ? (x, width) : (y, height)
     }
 }

@@ -10,6 +10,9 @@ import KeepTrackFraming
 /// (bodies) cyan; where the picture moved (the fallback subject) magenta. In the plot (time runs left to
 /// right, position along the crop's axis top to bottom): the crop's extent dark green and its centre
 /// green, subject red, other faces yellow, people cyan, cuts orange, the frames shown above white ticks.
+/// A band above the plot says each shot's layout (follow blue, fit violet, split pink; a legend under the
+/// plot). Tiles of fit shots outline the whole picture and show it fitted into the output (over its darkened
+/// centre); tiles of split shots outline both windows and show them stacked.
 struct ContactSheet {
     static let crop = RGBImage.Colour(0, 255, 0)
     static let cropBand = RGBImage.Colour(0, 72, 0)
@@ -22,9 +25,18 @@ struct ContactSheet {
     static let plotBackground = RGBImage.Colour(8, 8, 8)
     static let label = RGBImage.Colour(230, 230, 230)
 
+    /// The layout band's colour for each layout.
+    static func colour(for layout: ShotLayout) -> RGBImage.Colour {
+        switch layout {
+        case .follow: return RGBImage.Colour(40, 110, 230)
+        case .fit: return RGBImage.Colour(170, 80, 230)
+        case .split: return RGBImage.Colour(255, 110, 170)
+        }
+    }
+
     /// Frames a sheet shows.
     static let tiles = 10
-    static let margin = 8, gap = 4, labelHeight = 14, plotHeight = 180, widestSheet = 1400
+    static let margin = 8, gap = 4, labelHeight = 14, plotHeight = 180, widestSheet = 1400, bandHeight = 10
 
     /// Where one frame is in the sheet: its source picture at (`x`, `y`), `width`×`height` pixels for the
     /// whole display picture, and the output frame beside it at `outputX`.
@@ -37,6 +49,8 @@ struct ContactSheet {
     var image: RGBImage
     var tiles: [Tile] = []
     var plot: (x: Int, y: Int, width: Int, height: Int)
+    /// The layout band above the plot (one colour per shot's layout), same columns as the plot.
+    var band: (x: Int, y: Int, width: Int, height: Int)
 
     /// Up to `count` of the `captured` frames: the first captured frame of each shot (evenly chosen among
     /// them when there are more shots), then the captured frame nearest to each of `count` evenly spaced
@@ -88,9 +102,10 @@ struct ContactSheet {
         let rows = (frames.count + columns - 1) / columns
         let rowHeight = Self.labelHeight + pictureHeight + Self.margin
         let sheetWidth = max(Self.margin + columns * (tileWidth + Self.margin), 320)
-        let sheetHeight = Self.margin + rows * rowHeight + Self.plotHeight + Self.margin
+        let sheetHeight = Self.margin + rows * rowHeight + Self.bandHeight + Self.gap + Self.plotHeight + Self.gap + Self.labelHeight + Self.margin
         image = RGBImage(width: sheetWidth, height: sheetHeight, fill: Self.background)
-        plot = (Self.margin, Self.margin + rows * rowHeight, sheetWidth - 2 * Self.margin, Self.plotHeight)
+        band = (Self.margin, Self.margin + rows * rowHeight, sheetWidth - 2 * Self.margin, Self.bandHeight)
+        plot = (Self.margin, band.y + Self.bandHeight + Self.gap, sheetWidth - 2 * Self.margin, Self.plotHeight)
 
         for (position, frame) in frames.enumerated() {
             guard let picture = pictures[frame] else { continue }
@@ -102,33 +117,73 @@ struct ContactSheet {
             let detections = Self.sample(near: frame, in: shot, samples: samples, frameTimes: frameTimes)
             let subjectFace = path.subjectFaces.filter { shot.contains($0.frameIndex) && abs(frameTimes[$0.frameIndex] - frameTimes[frame]) <= 1 }
                 .min { abs($0.frameIndex - frame) < abs($1.frameIndex - frame) }?.box
-            drawTile(tile, picture: picture, crop: path.rect(frame: frame), detections: detections, subject: subjectFace,
-                     scaleX: scaleX, scaleY: scaleY)
+            let shown: Shown
+            switch path.layout(frame: frame) {
+            case .fit: shown = .fit(aspect: (path.cropWidth, path.cropHeight))
+            case .split:
+                if let windows = path.splitRects(frame: frame) { shown = .split(windows.top, windows.bottom) } else { shown = .crop(path.rect(frame: frame)) }
+            case .follow: shown = .crop(path.rect(frame: frame))
+            }
+            drawTile(tile, picture: picture, shown: shown, detections: detections, subject: subjectFace, scaleX: scaleX, scaleY: scaleY)
             let time = frameTimes.indices.contains(frame) ? frameTimes[frame] - (frameTimes.first ?? 0) : 0
             Self.write(String(format: "%d  %.2fs", frame, time), into: &image, x: x, y: y - Self.labelHeight + 2)
             tiles.append(tile)
         }
+        drawLayoutBand(path: path)
         drawPlot(path: path, samples: samples, shownFrames: tiles.map(\.frame))
+        drawLegend()
     }
 
-    private mutating func drawTile(_ tile: Tile, picture: RGBImage, crop: FrameRect, detections: DetectionSample?, subject: FrameRect?,
+    /// What a tile's output frame shows: a crop, the whole picture fitted into the output's aspect, or two windows stacked.
+    enum Shown {
+        case crop(FrameRect)
+        case fit(aspect: (width: Int, height: Int))
+        case split(FrameRect, FrameRect)
+    }
+
+    private mutating func drawTile(_ tile: Tile, picture: RGBImage, shown: Shown, detections: DetectionSample?, subject: FrameRect?,
                                    scaleX: Double, scaleY: Double) {
         func scaled(_ rect: FrameRect) -> (x: Int, y: Int, width: Int, height: Int) {
             let left = Int((rect.x * scaleX).rounded()), top = Int((rect.y * scaleY).rounded())
             let right = Int(((rect.x + rect.width) * scaleX).rounded()), bottom = Int(((rect.y + rect.height) * scaleY).rounded())
             return (left, top, max(1, right - left), max(1, bottom - top))
         }
-        let window = scaled(crop)
-        // The output frame: the crop of the same picture, beside it, framed in grey.
+        // The output frame beside the picture, framed in grey.
         image.strokeRect(x: tile.outputX - 1, y: tile.y - 1, width: tile.outputWidth + 2, height: tile.outputHeight + 2,
                          RGBImage.Colour(96, 96, 96), thickness: 1)
-        image.draw(picture, fromX: window.x, fromY: window.y, width: tile.outputWidth, height: tile.outputHeight, atX: tile.outputX, y: tile.y)
-        // The source picture, darkened outside the crop.
         var source = picture
-        source.darken(x: 0, y: 0, width: window.x, height: picture.height, factor: 0.45)
-        source.darken(x: window.x + window.width, y: 0, width: picture.width, height: picture.height, factor: 0.45)
-        source.darken(x: window.x, y: 0, width: window.width, height: window.y, factor: 0.45)
-        source.darken(x: window.x, y: window.y + window.height, width: window.width, height: picture.height, factor: 0.45)
+        var windows: [(x: Int, y: Int, width: Int, height: Int)] = []
+        let output = (x: tile.outputX, y: tile.y, width: tile.outputWidth, height: tile.outputHeight)
+        switch shown {
+        case .crop(let crop):
+            // The crop of the same picture; the picture darkened outside it.
+            let window = scaled(crop)
+            windows = [window]
+            image.draw(picture, fromX: window.x, fromY: window.y, width: tile.outputWidth, height: tile.outputHeight, atX: tile.outputX, y: tile.y)
+            source.darken(x: 0, y: 0, width: window.x, height: picture.height, factor: 0.45)
+            source.darken(x: window.x + window.width, y: 0, width: picture.width, height: picture.height, factor: 0.45)
+            source.darken(x: window.x, y: 0, width: window.width, height: window.y, factor: 0.45)
+            source.darken(x: window.x, y: window.y + window.height, width: window.width, height: picture.height, factor: 0.45)
+        case .fit:
+            // The whole picture is shown: across the middle of the output, over its darkened centre.
+            windows = [(0, 0, picture.width, picture.height)]
+            image.draw(picture, fromX: (picture.width - output.width) / 2, fromY: (picture.height - output.height) / 2,
+                       width: output.width, height: output.height, atX: output.x, y: output.y)
+            image.darken(x: output.x, y: output.y, width: output.width, height: output.height, factor: 0.45)
+            let fitted = FitRenderer.foreground(source: (picture.width, picture.height), output: (output.width, output.height))
+            image.drawScaled(picture, from: (0, 0, picture.width, picture.height),
+                             to: (output.x + fitted.x, output.y + fitted.y, fitted.width, fitted.height))
+        case .split(let top, let bottom):
+            // Both windows, stacked in the output's halves with a black divider; the picture darkened outside them.
+            windows = [scaled(top), scaled(bottom)]
+            source.darken(x: 0, y: 0, width: picture.width, height: picture.height, factor: 0.45)
+            let half = output.height * 49 / 100
+            image.fillRect(x: output.x, y: output.y, width: output.width, height: output.height, RGBImage.Colour(0, 0, 0))
+            for (index, window) in windows.enumerated() {
+                source.draw(picture, fromX: window.x, fromY: window.y, width: window.width, height: window.height, atX: window.x, y: window.y)
+                image.drawScaled(picture, from: window, to: (output.x, output.y + index * (output.height - half), output.width, half))
+            }
+        }
         if let detections {
             for person in detections.people {
                 let box = scaled(person.box)
@@ -147,8 +202,31 @@ struct ContactSheet {
             let box = scaled(subject)
             source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, Self.subject, thickness: 2)
         }
-        source.strokeRect(x: window.x, y: window.y, width: window.width, height: window.height, Self.crop, thickness: 2)
+        for window in windows {
+            source.strokeRect(x: window.x, y: window.y, width: window.width, height: window.height, Self.crop, thickness: 2)
+        }
         image.draw(source, atX: tile.x, y: tile.y)
+    }
+
+    /// One column per plot column, in the colour of the layout of the frame under it.
+    private mutating func drawLayoutBand(path: CropPath) {
+        let frameCount = path.offsets.count
+        guard frameCount > 0, band.width > 1 else { return }
+        for x in 0..<band.width {
+            let frame = min(frameCount - 1, Int((Double(x) * Double(frameCount - 1) / Double(band.width - 1)).rounded()))
+            image.fillRect(x: band.x + x, y: band.y, width: 1, height: band.height, Self.colour(for: path.layout(frame: frame)))
+        }
+    }
+
+    /// Under the plot: a swatch and the name of each layout.
+    private mutating func drawLegend() {
+        var x = plot.x
+        let y = plot.y + plot.height + Self.gap
+        for layout in ShotLayout.allCases {
+            image.fillRect(x: x, y: y, width: 10, height: 10, Self.colour(for: layout))
+            Self.write(layout.rawValue, into: &image, x: x + 14, y: y)
+            x += 14 + 8 * layout.rawValue.count + 16
+        }
     }
 
     private mutating func drawPlot(path: CropPath, samples: [DetectionSample], shownFrames: [Int]) {
@@ -162,13 +240,31 @@ struct ContactSheet {
         func column(_ frame: Int) -> Int { plotX + Int((Double(frame) * Double(width - 1) / Double(max(1, frameCount - 1))).rounded()) }
         func row(_ position: Double) -> Int { plotY + Int((max(0, min(length, position)) / max(length, 1) * Double(height - 1)).rounded()) }
         func centre(_ box: FrameRect) -> Double { horizontal ? box.midX : box.midY }
-        var centreLine: [(x: Int, y: Int)] = []
+        // Each run of followed columns gets its own centre line; a fit column shows the whole length, a split
+        // column both windows' extents and centres.
+        var centreLines: [[(x: Int, y: Int)]] = [[]]
+        var windowCentres: [(x: Int, y: Int)] = []
         for x in 0..<width {
             let frame = min(frameCount - 1, Int((Double(x) * Double(frameCount - 1) / Double(width - 1)).rounded()))
-            let offset = Double(path.offsets[frame])
-            let top = row(offset), bottom = row(offset + extent)
-            image.fillRect(x: plotX + x, y: top, width: 1, height: bottom - top + 1, Self.cropBand)
-            centreLine.append((plotX + x, row(offset + extent / 2)))
+            var extents: [(start: Double, length: Double)] = [(Double(path.offsets[frame]), extent)]
+            switch path.layout(frame: frame) {
+            case .fit: extents = [(0, length)]
+            case .split:
+                if let windows = path.splitRects(frame: frame) { extents = [windows.top, windows.bottom].map { $0.span(along: path.axis) } }
+            case .follow: break
+            }
+            for (start, size) in extents {
+                let top = row(start), bottom = row(start + size)
+                image.fillRect(x: plotX + x, y: top, width: 1, height: bottom - top + 1, Self.cropBand)
+            }
+            if path.layout(frame: frame) == .follow {
+                centreLines[centreLines.count - 1].append((plotX + x, row(extents[0].start + extent / 2)))
+            } else {
+                if !(centreLines.last?.isEmpty ?? true) { centreLines.append([]) }
+                if path.layout(frame: frame) == .split, extents.count == 2 {
+                    windowCentres += extents.map { (plotX + x, row($0.start + $0.length / 2)) }
+                }
+            }
         }
         for shot in path.shots.dropFirst() {
             image.fillRect(x: column(shot.lowerBound), y: plotY, width: 1, height: height, Self.cut)
@@ -180,7 +276,8 @@ struct ContactSheet {
                 image.fillRect(x: column(sample.frameIndex), y: row(centre(person.box)), width: 2, height: 2, Self.person)
             }
         }
-        image.polyline(centreLine, Self.crop)
+        for line in centreLines where !line.isEmpty { image.polyline(line, Self.crop) }
+        for point in windowCentres { image.set(x: point.x, y: point.y, Self.crop) }
         for (frame, box) in path.subjectFaces {
             image.fillRect(x: column(frame) - 1, y: row(centre(box)) - 1, width: 3, height: 3, Self.subject)
         }
@@ -198,6 +295,8 @@ struct ContactSheet {
             })),
             ("plot", .object([("x", .int(Int64(plot.x))), ("y", .int(Int64(plot.y))),
                               ("width", .int(Int64(plot.width))), ("height", .int(Int64(plot.height)))])),
+            ("layoutBand", .object([("x", .int(Int64(band.x))), ("y", .int(Int64(band.y))),
+                                    ("width", .int(Int64(band.width))), ("height", .int(Int64(band.height)))])),
         ])
     }
 
@@ -208,11 +307,15 @@ struct ContactSheet {
 
     // MARK: labels
 
-    /// 3×5 glyphs (rows top to bottom, 3 bits each, high bit left) for the labels: digits, '.', 's'.
+    /// 3×5 glyphs (rows top to bottom, 3 bits each, high bit left) for the labels: digits, '.', 's', and the
+    /// letters of the layouts' names.
     static let glyphs: [Character: [UInt8]] = [
         "0": [7, 5, 5, 5, 7], "1": [2, 6, 2, 2, 7], "2": [7, 1, 7, 4, 7], "3": [7, 1, 7, 1, 7], "4": [5, 5, 7, 1, 1],
         "5": [7, 4, 7, 1, 7], "6": [7, 4, 7, 5, 7], "7": [7, 1, 1, 1, 1], "8": [7, 5, 7, 5, 7], "9": [7, 5, 7, 1, 7],
         ".": [0, 0, 0, 0, 2], "s": [0, 3, 6, 3, 6],
+        // The layouts' names in the legend.
+        "f": [3, 4, 6, 4, 4], "o": [0, 7, 5, 5, 7], "l": [6, 2, 2, 2, 7], "w": [0, 5, 5, 7, 5], "i": [2, 0, 2, 2, 2],
+        "t": [2, 7, 2, 2, 3], "p": [0, 7, 5, 7, 4],
     ]
 
     /// `text` in 2× glyphs (8 pixels a character) with its top-left corner at (`x`, `y`).

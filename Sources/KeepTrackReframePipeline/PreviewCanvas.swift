@@ -103,6 +103,23 @@ struct RGBImage: Equatable {
         for (from, to) in zip(points, points.dropFirst()) { line(from.x, from.y, to.x, to.y, colour) }
     }
 
+    /// Draws the block `from` of `image` scaled (nearest neighbour) into the block `to` here.
+    mutating func drawScaled(_ image: RGBImage, from: (x: Int, y: Int, width: Int, height: Int), to: (x: Int, y: Int, width: Int, height: Int)) {
+        guard from.width > 0, from.height > 0, to.width > 0, to.height > 0 else { return }
+        for row in 0..<to.height {
+            let sourceY = from.y + row * from.height / to.height, targetY = to.y + row
+            guard sourceY >= 0, sourceY < image.height, targetY >= 0, targetY < height else { continue }
+            for column in 0..<to.width {
+                let sourceX = from.x + column * from.width / to.width, targetX = to.x + column
+                guard sourceX >= 0, sourceX < image.width, targetX >= 0, targetX < width else { continue }
+                let source = (sourceY * image.width + sourceX) * 3, target = (targetY * width + targetX) * 3
+                pixels[target] = image.pixels[source]
+                pixels[target + 1] = image.pixels[source + 1]
+                pixels[target + 2] = image.pixels[source + 2]
+            }
+        }
+    }
+
     /// Copies the `width`×`height` block of `image` at (`fromX`, `fromY`) to (`x`, `y`) here.
     mutating func draw(_ image: RGBImage, fromX: Int = 0, fromY: Int = 0, width: Int? = nil, height: Int? = nil, atX x: Int, y: Int) {
         let width = width ?? image.width, height = height ?? image.height

@@ -152,6 +152,81 @@ final class ReframePreviewTests: XCTestCase {
         XCTAssertGreaterThan(counts[1], 100, "the other face in yellow: \(counts)")
     }
 
+    /// A plan edited into three shots shown follow, fit and split: the band above the plot has each shot's
+    /// layout colour over the shot's columns (legend: follow blue, fit violet, split pink); the fit tile
+    /// outlines the whole picture and the split tile both windows; the plot's band covers the whole length
+    /// in the fit shot and both windows' extents in the split one.
+    func testTheLayoutBandShowsEachShotsLayout() throws {
+        let folder = TemporaryFolder()
+        let source = try ReframePlanTests.clip(in: folder)  // 640x360, 60 frames: crop 202x360, split windows 202x178
+        let written = runCLI(["reframe", source, "--plan-only", "--plan-out", folder.path("plan.json")])
+        XCTAssertEqual(written.code, 0, written.error)
+        var plan = try ReframePlanTests.plan(folder.path("plan.json"))
+        plan["cuts"] = [20, 40]
+        plan["layouts"] = ["follow", "fit", "split"]
+        plan["split"] = ["width": 202, "height": 178]
+        var frames = try XCTUnwrap(plan["frames"] as? [[String: Any]])
+        for index in 40..<60 {
+            frames[index]["top"] = ["x": 20, "y": 10]
+            frames[index]["bottom"] = ["x": 400, "y": 170]
+        }
+        plan["frames"] = frames
+        try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: folder.path("edited.json")))
+        let sheetFile = folder.path("sheet.png")
+        let run = runCLI(["reframe", source, "--plan-only", "--plan", folder.path("edited.json"), "--preview", sheetFile, "--json"])
+        XCTAssertEqual(run.code, 0, run.error)
+        let summary = try Self.json(run.out)
+        XCTAssertEqual((summary["layout"] as? [String: Any])?["shots"] as? [String], ["follow", "fit", "split"])
+        let preview = try XCTUnwrap(summary["preview"] as? [String: Any])
+        let sheet = try Self.decoded(sheetFile)
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] { Array(sheet.rgb[(y * sheet.width + x) * 3..<(y * sheet.width + x) * 3 + 3]) }
+        let colours: [String: [UInt8]] = ["follow": [40, 110, 230], "fit": [170, 80, 230], "split": [255, 110, 170]]
+        let band = try XCTUnwrap(preview["layoutBand"] as? [String: Int])
+        let bandX = try XCTUnwrap(band["x"]), bandY = try XCTUnwrap(band["y"]), bandWidth = try XCTUnwrap(band["width"])
+        func column(_ frame: Int) -> Int { bandX + Int((Double(frame) * Double(bandWidth - 1) / 59).rounded()) }
+        for (shot, name) in [(0..<20, "follow"), (20..<40, "fit"), (40..<60, "split")] {
+            for frame in [shot.lowerBound + 1, (shot.lowerBound + shot.upperBound) / 2, shot.upperBound - 2] {
+                for y in [bandY + 1, bandY + band["height"]! - 2] {
+                    XCTAssertEqual(pixel(column(frame), y), colours[name], "frame \(frame) of the \(name) shot")
+                }
+            }
+        }
+        // The legend under the plot has the three swatches.
+        let plot = try XCTUnwrap(preview["plot"] as? [String: Int])
+        let legendRow = plot["y"]! + plot["height"]! + 4 + 5
+        let legend = Set((0..<sheet.width).map { pixel($0, legendRow) })
+        XCTAssertTrue(colours.values.allSatisfy { legend.contains($0) }, "legend swatches")
+        // Tiles: fit outlines the whole picture; split both windows (and nothing at the follow crop's place).
+        for tile in try XCTUnwrap(preview["frames"] as? [[String: Any]]) {
+            let frame = try XCTUnwrap(tile["frame"] as? Int), x0 = try XCTUnwrap(tile["x"] as? Int), y0 = try XCTUnwrap(tile["y"] as? Int)
+            let width = try XCTUnwrap(tile["width"] as? Int), height = try XCTUnwrap(tile["height"] as? Int)
+            func at(_ x: Int) -> Int { x0 + Int((Double(x) * Double(width) / 640).rounded()) }
+            func row(_ y: Int) -> Int { y0 + Int((Double(y) * Double(height) / 360).rounded()) }
+            switch frame {
+            case 20..<40:
+                XCTAssertEqual(pixel(x0, y0 + height / 2), Self.green, "frame \(frame): fit outlines the whole picture")
+                XCTAssertEqual(pixel(x0 + width - 1, y0 + height / 2), Self.green, "frame \(frame)")
+            case 40..<60:
+                XCTAssertEqual(pixel(at(20), row(10 + 89)), Self.green, "frame \(frame): the upper window's left edge")
+                XCTAssertEqual(pixel(at(400), row(170 + 89)), Self.green, "frame \(frame): the lower window's left edge")
+                XCTAssertNotEqual(pixel(at(20), row(300)), Self.green, "frame \(frame): nothing outlined below the upper window")
+            default:
+                XCTAssertNotEqual(pixel(x0, y0 + height / 2), Self.green, "frame \(frame): a followed shot outlines only its crop")
+            }
+        }
+        // The plot: in the fit shot the crop's band spans the whole height; in the split shot, both windows.
+        let cropBand: [UInt8] = [0, 72, 0]
+        let plotX = plot["x"]!, plotY = plot["y"]!, plotWidth = plot["width"]!, plotHeight = plot["height"]!
+        func plotColumn(_ frame: Int) -> Int { plotX + Int((Double(frame) * Double(plotWidth - 1) / 59).rounded()) }
+        XCTAssertEqual(pixel(plotColumn(30), plotY + 8), cropBand, "fit: the whole picture (under the ticks of the frames shown)")
+        XCTAssertEqual(pixel(plotColumn(30), plotY + plotHeight - 3), cropBand)
+        XCTAssertNotEqual(pixel(plotColumn(10), plotY + 8), cropBand, "follow: only the crop")
+        func plotRow(_ x: Double) -> Int { plotY + Int((x / 640 * Double(plotHeight - 1)).rounded()) }
+        XCTAssertEqual(pixel(plotColumn(50) + 1, plotRow(60)), cropBand, "split: the upper window (x 20-222)")
+        XCTAssertEqual(pixel(plotColumn(50) + 1, plotRow(560)), cropBand, "split: the lower window (x 400-602)")
+        XCTAssertNotEqual(pixel(plotColumn(50) + 1, plotRow(310)), cropBand, "split: nothing between the windows")
+    }
+
     func testEachShotStartsATileAndTheRestAreSpreadOut() {
         let shots = [0..<50, 50..<120, 120..<200]
         let captured = [0, 10, 20, 52, 60, 100, 120, 150, 190]

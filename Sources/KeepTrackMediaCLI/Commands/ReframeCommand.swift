@@ -22,7 +22,7 @@ enum ReframeCommand {
                    choices: LayoutMode.allCases.map(\.rawValue)),
             .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
             .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice).", range: 0...1_048_576),
-            .value(.preview, "FILE.png", "Also write a contact sheet: frames across the clip with the crop, faces and people drawn, each beside its output frame, and a plot of the crop and subject over time with the cuts."),
+            .value(.preview, "FILE.png", "Also write a contact sheet: frames across the clip with the crop, faces and people drawn, each beside its output frame, and a plot of the crop and subject over time with the cuts and each shot's layout marked."),
             .flag(.planOnly, "Analyse and plan only: write --plan-out FILE and/or --preview FILE.png and the summary, encode nothing (no OUT)."),
             .value(.plan, "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
             .flag(.json, "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
@@ -55,7 +55,9 @@ enum ReframeCommand {
         (yellow), people (cyan) or, where nobody is found, what moved (magenta), each beside its output frame and
         labelled with frame number and time; under them a plot over the whole clip (time left to right, position
         along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red),
-        other detections, cuts (orange) and the frames shown (white ticks). With --plan-only nothing is encoded;
+        other detections, cuts (orange) and the frames shown (white ticks); above it a band in each shot's layout
+        colour (follow blue, fit violet, split pink; legend below): fit tiles outline the whole picture, split
+        tiles both windows. With --plan-only nothing is encoded;
         --plan-only --plan FILE --preview FILE.png draws an edited plan without rendering it.
         Several people: the subject is the most important person of the shot (detector confidence x face size x
         centrality, summed over the frames they are seen in, so persistence counts); another person takes over
