@@ -63,13 +63,24 @@ public enum Documentation {
             }
         }
         lines.append(".SH EXIT STATUS")
-        for (code, meaning) in ExitCode.meanings {
+        for (code, meaning) in Self.exitCodeMeanings {
             lines.append(".TP")
             lines.append(".B \(code)")
             lines.append(roff(meaning))
         }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// Every exit code with what it means, in the tool's words (the man page's EXIT STATUS).
+    static let exitCodeMeanings: [(code: Int32, meaning: String)] = [
+        (ExitCode.ok, "success"),
+        (ExitCode.findings, "findings or differences (lint, compare)"),
+        (ExitCode.usage, "usage error (unknown option, missing argument)"),
+        (ExitCode.dataError, "malformed or unsupported input; the message names the box path and byte offset"),
+        (ExitCode.noInput, "missing or unreadable input"),
+        (ExitCode.cannotCreate, "the output cannot be created (exists without --force, folder not writable)"),
+        (ExitCode.ioError, "I/O error (disk full, read failure)"),
+    ]
 
     /// A text line: backslashes escaped, a leading `.` or `'` (a roff request) neutralised.
     static func roff(_ text: String) -> String {

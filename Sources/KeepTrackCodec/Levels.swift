@@ -181,7 +181,7 @@ extension MovieLevels {
             let count = track.skippedPackets.count
             lines.append("  note: track \(track.id): \(count) packet\(count == 1 ? "" : "s") the decoder rejects \(count == 1 ? "is" : "are") left out of its levels:")
             for packet in track.skippedPackets.prefix(5) { lines.append("    \(packet.reason)") }
-            if count > 5 { lines.append("    … \(count - 5) more (all of them in --json)") }
+            if count > 5 { lines.append("    … \(count - 5) more (all of them in the JSON report)") }
         }
         for group in groupsPlayingSeveral {
             lines.append("  warning: alternate group \(group) has several enabled audio tracks; players mix them (echo, louder)")

@@ -38,24 +38,31 @@ public struct LevelsComparison: Sendable {
         self.tolerance = tolerance
     }
 
+    /// Two files to compare: A (the reference) and B.
+    public struct Pair: Sendable, Equatable {
+        public var a: String
+        public var b: String
+        public init(_ a: String, _ b: String) { self.a = a; self.b = b }
+    }
+
     /// Measures each (A, B) pair.
-    public static func compare(pairs: [(String, String)], tolerance: Double = 0.1) throws -> LevelsComparison {
-        LevelsComparison(rows: try pairs.map { Row(a: try LevelsAnalyzer.measure(path: $0.0), b: try LevelsAnalyzer.measure(path: $0.1)) },
+    public static func compare(pairs: [Pair], tolerance: Double = 0.1) throws -> LevelsComparison {
+        LevelsComparison(rows: try pairs.map { Row(a: try LevelsAnalyzer.measure(path: $0.a), b: try LevelsAnalyzer.measure(path: $0.b)) },
                          tolerance: tolerance)
     }
 
     /// Pairs from a list file: two paths per line separated by a tab (or whitespace when neither has spaces); `#` comments.
-    public static func readPairs(listFile: String) throws -> [(String, String)] {
+    public static func readPairs(listFile: String) throws -> [Pair] {
         guard let text = try? String(contentsOfFile: listFile, encoding: .utf8) else {
             throw KeepTrackError.missingInput("\(listFile): cannot read the list of pairs")
         }
-        var pairs: [(String, String)] = []
+        var pairs: [Pair] = []
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let parts = line.contains("\t") ? line.split(separator: "\t").map(String.init) : line.split(separator: " ").map(String.init)
             guard parts.count == 2 else { throw KeepTrackError.usage("\(listFile):\(number + 1): expected two paths (A and B), found \(parts.count)") }
-            pairs.append((parts[0], parts[1]))
+            pairs.append(Pair(parts[0], parts[1]))
         }
         return pairs
     }

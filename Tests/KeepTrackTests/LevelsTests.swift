@@ -153,7 +153,7 @@ final class LevelsTests: XCTestCase {
         XCTAssertEqual(two.groupsPlayingSeveral, [1])
         let difference = try XCTUnwrap(two.enabledMix?.rmsDBFS) - XCTUnwrap(one.enabledMix?.rmsDBFS)
         XCTAssertEqual(difference, 6.02, accuracy: 0.1, "coherent sum of identical tracks")
-        let comparison = try LevelsComparison.compare(pairs: [(fixed, fixed), (fixed, both)])
+        let comparison = try LevelsComparison.compare(pairs: [.init(fixed, fixed), .init(fixed, both)])
         XCTAssertTrue(comparison.rows[0].matches(tolerance: 0.1))
         XCTAssertTrue(comparison.rows[1].echoRisk)
         XCTAssertFalse(comparison.allMatch)

@@ -66,14 +66,20 @@ public enum BoxParser {
         return boxes
     }
 
-    /// The last top-level box when it is an `mdat` whose header claims more bytes than the file holds:
-    /// the size it declares (the box itself holds what is there).
-    public static func shortMediaData(_ boxes: [Box], source: ByteSource) -> (box: Box, declaredSize: UInt64)? {
+    /// An `mdat` whose header claims more bytes than the file holds: the box (holding what is there)
+    /// and the size it declares.
+    public struct ShortMediaData: Sendable {
+        public let box: Box
+        public let declaredSize: UInt64
+    }
+
+    /// The last top-level box when it is an `mdat` whose header claims more bytes than the file holds.
+    public static func shortMediaData(_ boxes: [Box], source: ByteSource) -> ShortMediaData? {
         guard let last = boxes.last, last.type == "mdat", case .external = last.content, last.headerForm != .toEnd,
               let head = try? source.read(at: last.offset, count: last.headerForm == .large ? 16 : 8) else { return nil }
         let declared = last.headerForm == .large ? head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                                                  : head[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return declared > last.size ? (last, declared) : nil
+        return declared > last.size ? ShortMediaData(box: last, declaredSize: declared) : nil
     }
 
     /// Reads the top level in as few reads as it can without reading media data: each read takes

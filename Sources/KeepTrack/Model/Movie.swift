@@ -99,7 +99,7 @@ public struct Movie: Sendable {
                 try track.sampleTable.validate(fileSize: source.size, path: track.path + "/mdia/minf/stbl", offset: trak.offset)
             } catch KeepTrackError.malformed(_, _, let reason) where shortMediaData != nil {
                 // The file is cut short inside its last mdat, and samples are in the missing part.
-                let (mdat, declared) = shortMediaData!
+                let (mdat, declared) = (shortMediaData!.box, shortMediaData!.declaredSize)
                 throw KeepTrackError.malformed(path: "mdat", offset: mdat.offset,
                     reason: "box claims \(declared) bytes but only \(mdat.size) remain in the file, and track \(track.id) has samples in the missing part: \(reason)")
             }
@@ -113,7 +113,7 @@ public struct Movie: Sendable {
         fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: source.size) : 0
         try Self.checkChunksDoNotOverlap(tracks)
         Self.readFrameHeaderFacts(&tracks, source: source)
-        if let (mdat, declared) = shortMediaData {
+        if let mdat = shortMediaData?.box, let declared = shortMediaData?.declaredSize {
             tolerated.append(Tolerance(kind: .mediaDataPastEnd, path: "mdat", offset: mdat.offset,
                 message: "mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; every sample lies inside the file"))
         }
@@ -243,9 +243,9 @@ public struct Movie: Sendable {
     }
 
     /// Incoming references: for track `id`, which tracks name it and how ("fallback for 3").
-    public func referrers(of id: UInt32) -> [(type: FourCC, from: UInt32)] {
+    public func referrers(of id: UInt32) -> [IncomingReference] {
         tracks.flatMap { track in
-            track.references.filter { $0.trackIDs.contains(id) }.map { (type: $0.type, from: track.id) }
+            track.references.filter { $0.trackIDs.contains(id) }.map { IncomingReference(type: $0.type, from: track.id) }
         }
     }
 
@@ -270,6 +270,13 @@ public struct MetadataItem: Sendable, Equatable {
     public var key: String
     public var value: String
     public init(key: String, value: String) { self.key = key; self.value = value }
+}
+
+/// A reference that names a track, seen from that track: `from` names it with a `type` reference.
+public struct IncomingReference: Sendable, Equatable {
+    public var type: FourCC
+    public var from: UInt32
+    public init(type: FourCC, from: UInt32) { self.type = type; self.from = from }
 }
 
 /// The tracks sharing one non-zero alternate group (players present one of them).

@@ -22,18 +22,24 @@ public struct SampleGroupMembership: Sendable, Equatable {
     /// Per grouping: (sample count, description index from 1, 0 = no group) pairs covering every sample.
     public var runs: [Grouping: [UInt32]] = [:]
 
-    /// Per grouping, runs of (sample count, description bytes or nil = no group), adjacent equal
-    /// ones merged, groupings that put no sample in a group left out: what the groups mean,
-    /// whatever the indexes.
-    public var meaning: [Grouping: [(count: UInt64, entry: [UInt8]?)]] {
-        var result: [Grouping: [(count: UInt64, entry: [UInt8]?)]] = [:]
+    /// Consecutive samples in one group description (`entry`, its bytes) or in none (`entry` nil).
+    public struct DescribedRun: Sendable, Equatable {
+        public var count: UInt64
+        public var entry: [UInt8]?
+        public init(count: UInt64, entry: [UInt8]?) { self.count = count; self.entry = entry }
+    }
+
+    /// Per grouping, the runs of samples by description, adjacent equal ones merged, groupings that
+    /// put no sample in a group left out: what the groups mean, whatever the indexes.
+    public var meaning: [Grouping: [DescribedRun]] {
+        var result: [Grouping: [DescribedRun]] = [:]
         for (grouping, pairs) in runs {
             let entries = descriptions[grouping.type] ?? []
-            var merged: [(count: UInt64, entry: [UInt8]?)] = []
+            var merged: [DescribedRun] = []
             for index in stride(from: 0, to: pairs.count, by: 2) where pairs[index] > 0 {
                 let number = Int(pairs[index + 1])
                 let entry = number > 0 && number <= entries.count ? entries[number - 1] : nil
-                if let last = merged.last, last.entry == entry { merged[merged.count - 1].count += UInt64(pairs[index]) } else { merged.append((UInt64(pairs[index]), entry)) }
+                if let last = merged.last, last.entry == entry { merged[merged.count - 1].count += UInt64(pairs[index]) } else { merged.append(DescribedRun(count: UInt64(pairs[index]), entry: entry)) }
             }
             if merged.contains(where: { $0.entry != nil }) { result[grouping] = merged }
         }
@@ -45,7 +51,7 @@ public struct SampleGroupMembership: Sendable, Equatable {
         let a = meaning, b = other.meaning
         for grouping in Set(a.keys).union(b.keys).sorted() {
             let left = a[grouping] ?? [], right = b[grouping] ?? []
-            guard left.count == right.count && zip(left, right).allSatisfy({ $0.count == $1.count && $0.entry == $1.entry }) else {
+            guard left == right else {
                 var sample: UInt64 = 1
                 for (x, y) in zip(left, right) {
                     if x.entry != y.entry { break }

@@ -148,10 +148,16 @@ public struct Track: Sendable {
 
     /// Protected sample entries (`encv`, `enca`, `enct`, `encs`): the original format from
     /// `sinf/frma` and the scheme from `sinf/schm` (`cenc`, `cbcs`, ...).
-    public var protection: (originalFormat: FourCC, scheme: FourCC?)? {
+    public var protection: Protection? {
         guard let entry = sampleEntries.first, Self.protectedFormats.contains(entry.type), let sinf = entry.first("sinf"),
               let frma = sinf.first("frma"), let original = try? OriginalFormatBox(box: frma) else { return nil }
-        return (original.dataFormat, sinf.first("schm").flatMap { try? SchemeTypeBox(box: $0) }?.schemeType)
+        return Protection(originalFormat: original.dataFormat, scheme: sinf.first("schm").flatMap { try? SchemeTypeBox(box: $0) }?.schemeType)
+    }
+
+    /// How a protected sample entry is protected: the format it replaces and the scheme, when named.
+    public struct Protection: Sendable, Equatable {
+        public var originalFormat: FourCC
+        public var scheme: FourCC?
     }
 
     static let protectedFormats: Set<FourCC> = ["encv", "enca", "enct", "encs"]
@@ -353,6 +359,13 @@ public struct Track: Sendable {
 }
 
 /// One `tref` child: its type (`fall`, `cdsc`, `chap`, ...) and the tracks it names.
+/// A track's enabled flag, as a file has it or as a fix sets it.
+public struct EnabledFlag: Sendable, Equatable {
+    public var trackID: UInt32
+    public var enabled: Bool
+    public init(trackID: UInt32, enabled: Bool) { self.trackID = trackID; self.enabled = enabled }
+}
+
 public struct TrackReference: Sendable, Equatable {
     public var type: FourCC
     public var trackIDs: [UInt32]

@@ -85,9 +85,9 @@ public struct MovieComparison: Sendable {
     public let columns: [ComparisonColumn]
     /// Tracks of A in A's order, then tracks only in B.
     public let rows: [TrackRow]
-    /// (track id, enabled) in file order: the list that shows which audio a player will pick.
-    public let enabledA: [(id: UInt32, enabled: Bool)]
-    public let enabledB: [(id: UInt32, enabled: Bool)]
+    /// Every track's enabled flag in file order: the list that shows which audio a player will pick.
+    public let enabledA: [EnabledFlag]
+    public let enabledB: [EnabledFlag]
     /// Movie-level boxes (ftyp, moov children other than trak) whose bytes differ.
     public let differingMovieBoxes: [String]
     /// Every decisive difference, one sentence each.
@@ -146,8 +146,8 @@ public struct MovieComparison: Sendable {
         self.rows = rows
         self.differingMovieBoxes = movieBoxes
         self.differences = differences
-        enabledA = a.tracks.map { ($0.id, $0.isEnabled) }
-        enabledB = b.tracks.map { ($0.id, $0.isEnabled) }
+        enabledA = a.tracks.map { EnabledFlag(trackID: $0.id, enabled: $0.isEnabled) }
+        enabledB = b.tracks.map { EnabledFlag(trackID: $0.id, enabled: $0.isEnabled) }
     }
 
     /// The two tracks' sample bytes, concatenated in decode order, compared byte for byte.
@@ -244,8 +244,8 @@ public struct MovieComparison: Sendable {
             }
             lines.append("")
         }
-        func flags(_ list: [(id: UInt32, enabled: Bool)]) -> String {
-            list.map { "\($0.id) \($0.enabled ? "on" : "off")" }.joined(separator: ", ")
+        func flags(_ list: [EnabledFlag]) -> String {
+            list.map { "\($0.trackID) \($0.enabled ? "on" : "off")" }.joined(separator: ", ")
         }
         lines.append("Enabled flags in file order")
         lines.append("  A: " + flags(enabledA))
@@ -266,8 +266,8 @@ public struct MovieComparison: Sendable {
             guard let list else { return .null }
             return .object(zip(columns, list).map { ($0.name, .string($1)) })
         }
-        func flags(_ list: [(id: UInt32, enabled: Bool)]) -> JSONValue {
-            .array(list.map { .object([("id", .int(Int64($0.id))), ("enabled", .bool($0.enabled))]) })
+        func flags(_ list: [EnabledFlag]) -> JSONValue {
+            .array(list.map { .object([("id", .int(Int64($0.trackID))), ("enabled", .bool($0.enabled))]) })
         }
         return .object([
             ("a", .string(nameA)),

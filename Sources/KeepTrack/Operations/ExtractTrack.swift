@@ -27,9 +27,15 @@ public enum ExtractTrack {
         return ftyp
     }
 
+    /// What an extraction writes and the changes it makes, one sentence each.
+    public struct Extraction {
+        public var writer: MovieWriter
+        public var changes: [String]
+    }
+
     /// A writer for the single track `id`: enabled, alternate group 0, no references (the tracks they
     /// named are gone), movie duration set to the track's.
-    public static func writer(_ movie: Movie, trackID: UInt32, output: String, options: MovieWriter.Options = MovieWriter.Options()) throws -> (MovieWriter, [String]) {
+    public static func writer(_ movie: Movie, trackID: UInt32, output: String, options: MovieWriter.Options = MovieWriter.Options()) throws -> Extraction {
         guard let track = movie.track(id: trackID) else {
             throw KeepTrackError.usage("no track \(trackID); the movie has tracks \(movie.tracks.map { String($0.id) }.joined(separator: ", "))")
         }
@@ -56,6 +62,6 @@ public enum ExtractTrack {
             }
         }
         writer.moovTemplate = moov
-        return (writer, edit.changes)
+        return Extraction(writer: writer, changes: edit.changes)
     }
 }

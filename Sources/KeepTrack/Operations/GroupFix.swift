@@ -8,7 +8,7 @@ public enum GroupFix {
     /// What `fix` would change in `movie`.
     public struct Plan: Sendable {
         /// Flag changes: track id → new enabled state.
-        public var enabledChanges: [(trackID: UInt32, enabled: Bool)] = []
+        public var enabledChanges: [EnabledFlag] = []
         /// Track ids that references name but that do not exist.
         public var missingReferenceTargets: Set<UInt32> = []
         /// Flags alone can be patched in place; removing a reference changes box sizes.
@@ -32,7 +32,7 @@ public enum GroupFix {
         for group in movie.alternateGroups {
             guard let chosen = preferredTrack(in: group.tracks) else { continue }
             for track in group.tracks.sorted(by: { $0.id < $1.id }) where track.isEnabled != (track.id == chosen.id) {
-                plan.enabledChanges.append((track.id, track.id == chosen.id))
+                plan.enabledChanges.append(EnabledFlag(trackID: track.id, enabled: track.id == chosen.id))
             }
         }
         let ids = Set(movie.tracks.map(\.id))

@@ -89,10 +89,10 @@ public enum Trim {
 
     /// Cut points every `interval` seconds (a last piece shorter than a frame is not made).
     public static func points(every interval: Double, duration: Double) throws -> [Double] {
-        guard interval.isFinite, interval > 0 else { throw KeepTrackError.usage("--every takes a length above 0") }
-        guard interval < duration else { throw KeepTrackError.usage("--every \(format(seconds: interval)) s is not shorter than the movie (\(format(seconds: duration)) s)") }
+        guard interval.isFinite, interval > 0 else { throw KeepTrackError.usage("a piece length must be above 0 s") }
+        guard interval < duration else { throw KeepTrackError.usage("pieces of \(format(seconds: interval)) s are not shorter than the movie (\(format(seconds: duration)) s)") }
         let count = Int((duration / interval).rounded(.up))
-        guard count <= 100_000 else { throw KeepTrackError.usage("--every \(format(seconds: interval)) s would make \(count) pieces (at most 100000)") }
+        guard count <= 100_000 else { throw KeepTrackError.usage("pieces of \(format(seconds: interval)) s would be \(count) pieces (at most 100000)") }
         return (1..<count).map { Double($0) * interval }.filter { $0 < duration - 1e-6 }
     }
 
@@ -108,7 +108,7 @@ public enum Trim {
 
     /// Plans every piece first (nothing is written when one cannot be cut), then writes each atomically.
     public static func writeSplit(input: String, folder: String, points: [Double]? = nil, every: Double? = nil,
-                                  options: MovieOutput.Options = MovieOutput.Options()) throws -> [(path: String, plan: Plan, summary: MovieOutput.Summary)] {
+                                  options: MovieOutput.Options = MovieOutput.Options()) throws -> [Written] {
         let movie = try Movie.open(path: input)
         let cuts = try points ?? Trim.points(every: every ?? 0, duration: Planner(movie).duration)
         let plans = try split(movie, at: cuts, options: options.writer)
@@ -125,7 +125,7 @@ public enum Trim {
             throw KeepTrackError.outputExists(existing)
         }
         return try zip(paths, plans).map { path, plan in
-            (path, plan, try MovieOutput.write(plan.writer, to: path, inputs: [input], options: options))
+            Written(path: path, plan: plan, summary: try MovieOutput.write(plan.writer, to: path, inputs: [input], options: options))
         }
     }
 
@@ -207,12 +207,19 @@ public enum Trim {
         }
     }
 
+    /// A piece written: where, what was planned and what the writer reports.
+    public struct Written {
+        public let path: String
+        public let plan: Plan
+        public let summary: MovieOutput.Summary
+    }
+
     /// Plans and writes atomically through `MovieOutput`.
     @discardableResult
-    public static func write(input: String, output: String, _ request: Request, options: MovieOutput.Options = MovieOutput.Options()) throws -> (plan: Plan, summary: MovieOutput.Summary) {
+    public static func write(input: String, output: String, _ request: Request, options: MovieOutput.Options = MovieOutput.Options()) throws -> Written {
         let movie = try Movie.open(path: input)
         let plan = try plan(movie, request, options: options.writer)
-        return (plan, try MovieOutput.write(plan.writer, to: output, inputs: [input], options: options))
+        return Written(path: output, plan: plan, summary: try MovieOutput.write(plan.writer, to: output, inputs: [input], options: options))
     }
 
     /// Seconds with up to 6 decimals, trailing zeros removed.

@@ -90,5 +90,5 @@ public final class FileByteSource: ByteSource {
         }
     }
 
-    public var fileDescriptor: Int32 { descriptor }
+    var fileDescriptor: Int32 { descriptor }
 }

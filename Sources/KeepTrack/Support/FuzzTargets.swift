@@ -89,7 +89,7 @@ enum FuzzTargets {
         if runs(.extract) {
             for track in movie.tracks.prefix(4) {
                 for name in ["fuzz.mov", "fuzz.m4a"] {
-                    unexpected += [attempt { try layOut(ExtractTrack.writer(movie, trackID: track.id, output: name).0) }].compactMap { $0 }
+                    unexpected += [attempt { try layOut(ExtractTrack.writer(movie, trackID: track.id, output: name).writer) }].compactMap { $0 }
                 }
             }
         }

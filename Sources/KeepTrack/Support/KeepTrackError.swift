@@ -65,15 +65,4 @@ public enum ExitCode {
     public static let noInput: Int32 = 66
     public static let cannotCreate: Int32 = 73
     public static let ioError: Int32 = 74
-
-    /// Every code with what it means, for help texts and the man page.
-    public static let meanings: [(code: Int32, meaning: String)] = [
-        (ok, "success"),
-        (findings, "findings or differences (lint, compare)"),
-        (usage, "usage error (unknown option, missing argument)"),
-        (dataError, "malformed or unsupported input; the message names the box path and byte offset"),
-        (noInput, "missing or unreadable input"),
-        (cannotCreate, "the output cannot be created (exists without --force, folder not writable)"),
-        (ioError, "I/O error (disk full, read failure)"),
-    ]
 }

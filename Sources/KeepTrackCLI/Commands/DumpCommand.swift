@@ -25,7 +25,8 @@ enum DumpCommand {
         let source = try FileByteSource(path: invocation.positionals[0])
         let boxes = try BoxParser.parseFile(source)
         console.print(BoxDump(boxes: boxes, options: options).text)
-        if let (mdat, declared) = BoxParser.shortMediaData(boxes, source: source) {
+        if let short = BoxParser.shortMediaData(boxes, source: source) {
+            let (mdat, declared) = (short.box, short.declaredSize)
             console.print("warning: mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; shown with the \(mdat.size) there are")
         }
         return ExitCode.ok

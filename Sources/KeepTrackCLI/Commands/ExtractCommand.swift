@@ -19,9 +19,9 @@ enum ExtractCommand {
     ) { invocation, console in
         guard let id = invocation.value(.track) else { throw KeepTrackCLIError.usage("extract needs --track ID") }
         let (input, output) = (invocation.positionals[0], invocation.positionals[1])
-        let (writer, changes) = try ExtractTrack.writer(try Movie.open(path: input), trackID: UInt32(id), output: output)
-        let summary = try GroupOperations.write(writer, to: output, input: input, overwrite: invocation.flag(.force))
-        for change in changes where !change.hasPrefix("removed track") { console.print(change) }
+        let extraction = try ExtractTrack.writer(try Movie.open(path: input), trackID: UInt32(id), output: output)
+        let summary = try GroupOperations.write(extraction.writer, to: output, input: input, overwrite: invocation.flag(.force))
+        for change in extraction.changes where !change.hasPrefix("removed track") { console.print(change) }
         for note in summary.notes { console.note("note: \(note)") }
         console.print("wrote \(output): track \(id)")
         return ExitCode.ok

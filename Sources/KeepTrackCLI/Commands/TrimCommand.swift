@@ -21,9 +21,9 @@ enum TrimCommand {
         var options = MovieOutput.Options()
         options.overwrite = invocation.flag(.force)
         let (input, output) = (invocation.positionals[0], invocation.positionals[1])
-        let (plan, summary) = try Trim.write(input: input, output: output, request, options: options)
-        TrimCommand.report(plan, output: output, bytes: summary.written.bytesWritten, json: invocation.flag(.json), console: console)
-        for note in summary.notes { console.note("note: \(note)") }
+        let written = try Trim.write(input: input, output: output, request, options: options)
+        TrimCommand.report(written.plan, output: output, bytes: written.summary.written.bytesWritten, json: invocation.flag(.json), console: console)
+        for note in written.summary.notes { console.note("note: \(note)") }
         return ExitCode.ok
     }
 

@@ -58,11 +58,11 @@ enum LevelsCommand {
     }
 
     static func compare(_ invocation: Invocation, _ console: Console) throws -> Int32 {
-        var pairs: [(String, String)] = []
+        var pairs: [LevelsComparison.Pair] = []
         if let list = invocation.value(.list) { pairs += try LevelsComparison.readPairs(listFile: list) }
         let files = invocation.positionals
         guard files.count % 2 == 0 else { throw KeepTrackCLIError.usage("comparing levels takes files in pairs (A B [A2 B2 ...]); got \(files.count)") }
-        pairs += stride(from: 0, to: files.count, by: 2).map { (files[$0], files[$0 + 1]) }
+        pairs += stride(from: 0, to: files.count, by: 2).map { LevelsComparison.Pair(files[$0], files[$0 + 1]) }
         guard !pairs.isEmpty else { throw KeepTrackCLIError.usage("comparing levels needs pairs of files or --list FILE") }
         var tolerance = 0.1
         if let text = invocation.value(.tolerance) {

@@ -146,10 +146,10 @@ public struct AMRSpecificBox: BoxView {
     }
 
     /// Mono at the rate of the sample entry's format.
-    public static func facts(format: FourCC) -> (channels: Int, sampleRate: Int)? {
+    public static func facts(format: FourCC) -> AudioFrameFacts? {
         switch format {
-        case "samr": (1, 8000)
-        case "sawb": (1, 16000)
+        case "samr": AudioFrameFacts(channels: 1, sampleRate: 8000)
+        case "sawb": AudioFrameFacts(channels: 1, sampleRate: 16000)
         default: nil
         }
     }
