@@ -16,18 +16,23 @@ cd "$(dirname "$0")/.."
 mode="${1:-60}"
 out=Fuzz/out
 mkdir -p "$out/corpus" "$out/seeds" Fuzz/corpus
-binary="$out/keeptrack-fuzz"
-# The core library plus the codec layer's (pure Swift) parameter-set parser.
+# FUZZ_ASAN=1 (default): AddressSanitizer + libFuzzer (the smoke in `make test`, crash replays).
+# FUZZ_ASAN=0: libFuzzer alone, with Swift's own checks (bounds, overflow, exclusivity: every one a
+# trap libFuzzer reports as a crash): ~3x the executions per second, for long runs (BENCHMARKS.md).
+asan="${FUZZ_ASAN:-1}"
+if [ "$asan" = 0 ]; then binary="$out/keeptrack-fuzz-noasan"; sanitize=fuzzer; else binary="$out/keeptrack-fuzz"; sanitize=fuzzer,address; fi
+# The core library plus the codec layer's (pure Swift) parameter-set parser, one module, whole-module
+# optimised (as the release build is: cross-file specialisation and inlining).
 sources="$(find Sources/KeepTrack -name '*.swift' | sort) Sources/KeepTrackCodec/VideoParameterSets.swift"
 if [ ! -x "$binary" ] || [ -n "$(find Sources/KeepTrack Sources/KeepTrackCodec/VideoParameterSets.swift Fuzz -newer "$binary" -name '*.swift' | head -1)" ]; then
-    echo "fuzz: building harness"
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name KeepTrack \
-        $sources Fuzz/FuzzEntry.swift Fuzz/ParameterSetTarget.swift Fuzz/BoxMutator.swift -o "$binary" 2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
+    echo "fuzz: building harness ($sanitize)"
+    # The mutator is not code under test: its own module, without coverage or sanitizer
+    # instrumentation (instrumented, it cost a fifth of the CPU and counted its own edges).
+    swiftc -parse-as-library -O -wmo -module-name KeepTrackFuzzMutator -c Fuzz/BoxMutator.swift -o "$out/mutator.o" \
+        2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
+    swiftc -sanitize="$sanitize" -parse-as-library -O -wmo -module-name KeepTrack \
+        $sources Fuzz/FuzzEntry.swift Fuzz/ParameterSetTarget.swift "$out/mutator.o" -o "$binary" 2>> "$out/build.log" || { cat "$out/build.log"; exit 1; }
 fi
-# AddressSanitizer records a stack trace for every allocation by default: with this allocation-heavy
-# Swift code that was ~15 % of all fuzzing time (perf). A crash report still shows the crashing stack;
-# replay an input with ASAN_OPTIONS=malloc_context_size=30 to see where its memory was allocated.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0}"
 options=(-max_len=262144 -rss_limit_mb=2048 -timeout=5 -artifact_prefix="$out/" -print_final_stats=1)
 case "$mode" in
 replay)
@@ -48,14 +53,16 @@ echo "fuzz: running for ${mode}s ($jobs job(s))"
 log="$out/fuzz.log"
 if [ "$jobs" -gt 1 ]; then
     # Each worker writes fuzz-N.log; libFuzzer's -jobs mode shares the corpus directory.
-    (cd "$out" && ./keeptrack-fuzz corpus ../corpus ../seeds ../../Fuzz/corpus ../../Fuzz/seeds ../../Fuzz/regressions \
+    (cd "$out" && "./$(basename "$binary")" corpus ../corpus ../seeds ../../Fuzz/corpus ../../Fuzz/seeds ../../Fuzz/regressions \
         -max_total_time="$mode" -jobs="$jobs" -workers="$jobs" -max_len=262144 -rss_limit_mb=2048 -timeout=5 \
         -artifact_prefix=./ -print_final_stats=1 > "fuzz.log" 2>&1) || true
     cat "$out"/fuzz-*.log > "$log" 2>/dev/null || true
 else
     "$binary" "$out/corpus" "$out/seeds" Fuzz/corpus Fuzz/seeds Fuzz/regressions -max_total_time="$mode" "${options[@]}" > "$log" 2>&1 || true
 fi
-grep -E "^(#[0-9]+ *DONE|Done|stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss|stat::new_units_added|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)" "$log" || true
+grep -E "^(#[0-9]+ *DONE|Done|stat::average_exec_per_sec|stat::peak_rss|stat::new_units_added|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)" "$log" || true
+# The figure a long run reports: executions summed over every process (each prints its own final stats).
+awk '/^stat::number_of_executed_units/ { total += $2; n++ } END { if (n) printf "fuzz: %d executions in total (%d process(es))\n", total, n }' "$log"
 if compgen -G "$out/crash-*" >/dev/null || compgen -G "$out/timeout-*" >/dev/null || compgen -G "$out/oom-*" >/dev/null; then
     echo "fuzz: FOUND a failing input:"; ls "$out"/crash-* "$out"/timeout-* "$out"/oom-* 2>/dev/null
     exit 1

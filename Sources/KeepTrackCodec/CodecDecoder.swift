@@ -16,6 +16,7 @@ public final class CodecDecoder {
     public init(_ configuration: DecoderConfiguration) throws {
         self.configuration = configuration
         _ = Self.quietLogs
+        try configuration.checkLimits("decoder configuration")
         guard let codec = avcodec_find_decoder(configuration.codecID) else {
             throw CodecError.notDecodable("FFmpeg here has no decoder for \(configuration.codecName)")
         }

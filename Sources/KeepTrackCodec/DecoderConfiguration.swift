@@ -32,11 +32,33 @@ public struct DecoderConfiguration: @unchecked Sendable {
     /// The configuration for `track`; throws `CodecError.notDecodable` for formats FFmpeg has no decoder for here (APAC).
     public static func make(for track: Track) throws -> DecoderConfiguration {
         guard let format = track.format else { throw CodecError.notDecodable("track \(track.id) has no sample description") }
+        let configuration: DecoderConfiguration
         switch track.kind {
-        case .audio: return try audio(for: track, format: format)
-        case .video: return try video(for: track, format: format)
+        case .audio: configuration = try audio(for: track, format: format)
+        case .video: configuration = try video(for: track, format: format)
         default: throw CodecError.notDecodable("track \(track.id) is \(track.kind.rawValue), not audio or video")
         }
+        try configuration.checkLimits("track \(track.id)")
+        return configuration
+    }
+
+    /// FFmpeg's most channels a decoder accepts (FF_SANE_NB_CHANNELS).
+    static let channelLimit = 512
+
+    /// Refuses values libavcodec's `int` fields cannot take, or a decoder would refuse anyway: a sample
+    /// entry's rate of 0 falls back to the mdhd time scale (up to 2³² − 1), a v2 SoundDescription
+    /// counts channels in 32 bits (`CodecError.notDecodable`, before any of them reaches `apply`).
+    func checkLimits(_ subject: String) throws {
+        let limit = Int(Int32.max)
+        func refuse(_ what: String) -> CodecError {
+            CodecError.notDecodable("\(subject): \(codecName) with \(what) is beyond what FFmpeg's decoder takes")
+        }
+        guard (0...limit).contains(sampleRate) else { throw refuse("sample rate \(sampleRate) Hz") }
+        guard (0...Self.channelLimit).contains(channels) else { throw refuse("\(channels) channels") }
+        guard (0...limit).contains(bitsPerSample) else { throw refuse("\(bitsPerSample) bits per sample") }
+        guard (0...limit).contains(bytesPerFrame ?? 0) else { throw refuse("\(bytesPerFrame ?? 0) bytes per frame") }
+        guard (0...limit).contains(width), (0...limit).contains(height) else { throw refuse("a \(width)×\(height) picture") }
+        guard extradata.count <= limit - 64 else { throw refuse("\(extradata.count) bytes of configuration") }
     }
 
     static func audio(for track: Track, format: FourCC) throws -> DecoderConfiguration {

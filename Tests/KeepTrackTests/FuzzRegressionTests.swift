@@ -38,8 +38,10 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertGreaterThan(corpus.count, seeds.count)
         var parsed = 0
         var fragmented = 0
+        var chosen: [FuzzTargets.Target: Int] = [:]
         for file in seeds + corpus {
             let bytes = Array(try Data(contentsOf: file))
+            chosen[FuzzTargets.target(for: bytes), default: 0] += 1
             XCTAssertEqual(FuzzTargets.exercise(bytes).map { "\($0)" }, [], file.lastPathComponent)
             if seeds.contains(file), let movie = try? Movie(source: MemoryByteSource(bytes)) {
                 parsed += 1
@@ -51,6 +53,11 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(seeds.count - movieSeeds.count, 2, "an H.264 and an HEVC Annex B seed")
         XCTAssertEqual(parsed, movieSeeds.count, "every movie seed is a valid movie")
         XCTAssertGreaterThanOrEqual(fragmented, 7, "fragmented layouts among the seeds")
+        // One execution runs one planner or edit, chosen by a hash of the input: every one gets a share.
+        let share = (seeds.count + corpus.count) / FuzzTargets.Target.allCases.count
+        for target in FuzzTargets.Target.allCases {
+            XCTAssertGreaterThan(chosen[target] ?? 0, share / 3, "\(target) chosen for \(chosen[target] ?? 0) committed inputs")
+        }
     }
 
     /// Valid movies (tiny versions of every builder variant) go through every fuzz target without an
