@@ -1,6 +1,6 @@
 // libFuzzer entry point, compiled together with the KeepTrack library sources into one module
 // (see Fuzz/run.sh). What runs on each input is `FuzzTargets.exerciseOne` (Sources/KeepTrack/Support:
-// the parser, model and report, then one planner or edit chosen from the input; the regression tests
+// the parser and model, then one planner, edit or the report, chosen from the input; the regression tests
 // replay every one with `FuzzTargets.exercise`; an Annex B stream goes to Fuzz/ParameterSetTarget.swift):
 // every input must end in a value or a KeepTrackError; a crash, a sanitizer report, a hang, a huge
 // allocation or any other error type is a bug.

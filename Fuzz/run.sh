@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harness (parser, track model and inspect on every input, then one of: remux
+# Builds the libFuzzer harness (parser and track model on every input, then one of: the inspect report, remux
 # planner, lint, the fix / strip-spatial / select / extract edits, chosen from the input:
 # FuzzTargets.exerciseOne; Annex B streams go to the H.264/HEVC parameter-set parser) with AddressSanitizer and the
 # structure-aware box mutator (Fuzz/BoxMutator.swift), and runs it.
