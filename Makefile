@@ -31,7 +31,8 @@ test: setup fuzz-smoke
 bench: build
 	bench/run.sh
 
-# libFuzzer over the parser, track model, inspect, lint, the remux planner and the edits (Fuzz/run.sh).
+# libFuzzer over the parser, track model, inspect, lint, the remux planner and the edits (Fuzz/run.sh;
+# FUZZ_ASAN=0 for long runs, FUZZ_JOBS=N processes).
 fuzz: build
 	Fuzz/run.sh $(FUZZ_SECONDS)
 
