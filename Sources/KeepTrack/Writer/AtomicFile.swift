@@ -155,6 +155,7 @@ final class AtomicFile {
     private func replace() throws {
         var named = temporaryPath
         var slot = -1
+        defer { TemporaryFileRegistry.shared.unregister(slot) }
         if isAnonymous {
             var linked = false
             for _ in 0..<16 {
@@ -166,11 +167,11 @@ final class AtomicFile {
                     break
                 } catch KeepTrackError.outputExists {
                     TemporaryFileRegistry.shared.unregister(slot)
+                    slot = -1
                 }
             }
             guard linked else { throw KeepTrackError.cannotCreate("cannot find a free temporary name beside \(destination)") }
         }
-        defer { TemporaryFileRegistry.shared.unregister(slot) }
         guard rename(named, destination) == 0 else {
             let code = errno
             if isAnonymous { unlink(named) }
