@@ -4,7 +4,9 @@
 # (frag_keyframe+empty_moov, frag_every_frame, dash, cmaf, a partially fragmented file whose moov
 # holds the first samples, default_base_moof, negative CTS offsets), HEVC, and tiny keeptrack
 # fixture variants (iPhone layout: stereo + APAC in one alternate group, mebx, fall references).
-# Each seed is a few KB. Reproduce: Fuzz/make-seeds.sh   (needs ffmpeg and a release build)
+# ffmpeg's +global_sidx and files that taggers rewrote (mutagen, AtomicParsley: fragment offsets left stale).
+# Each seed is a few KB. Reproduce: Fuzz/make-seeds.sh   (needs ffmpeg, python3-mutagen, AtomicParsley
+# and a release build: `make setup` installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=Fuzz/seeds
@@ -24,6 +26,16 @@ ff -movflags frag_keyframe "$seeds/ff-partially-fragmented.mp4"
 ff -movflags frag_keyframe+empty_moov+default_base_moof+omit_tfhd_offset "$seeds/ff-default-base-moof.mp4"
 ff -movflags frag_keyframe+empty_moov+negative_cts_offsets "$seeds/ff-negative-cts.mp4"
 ff -f mov -movflags frag_keyframe+empty_moov "$seeds/ff-frag.mov"
+ff -movflags frag_keyframe+empty_moov+global_sidx "$seeds/ff-global-sidx.mp4"
+# Fragmented files a tool moved without updating their offsets (FragmentOffsetRepair's evidence path):
+# mutagen grows moov and updates only the first tfhd; AtomicParsley re-bases every tfhd wrongly;
+# mutagen on default_base_moof leaves only the mfra index stale (a short title keeps them small).
+tag_mutagen() { /usr/bin/python3 -c 'import sys, mutagen.mp4
+m = mutagen.mp4.MP4(sys.argv[1]); m["\xa9nam"] = ["beach " * 40]; m.save()' "$1"; }
+cp "$seeds/ff-frag-keyframe.mp4" "$seeds/tagged-mutagen-frag.mp4"; tag_mutagen "$seeds/tagged-mutagen-frag.mp4"
+cp "$seeds/ff-default-base-moof.mp4" "$seeds/tagged-mutagen-base-moof.mp4"; tag_mutagen "$seeds/tagged-mutagen-base-moof.mp4"
+cp "$seeds/ff-frag-keyframe.mp4" "$seeds/tagged-atomicparsley-frag.mp4"
+AtomicParsley "$seeds/tagged-atomicparsley-frag.mp4" --title "beach" --overWrite >/dev/null
 ffmpeg -v error -nostdin -y "${in[@]}" -c:v libx265 -x265-params log-level=error -preset ultrafast -tag:v hvc1 -pix_fmt yuv420p \
     -c:a aac -b:a 8k -ac 1 "$seeds/ff-hevc.mov"
 # Annex B streams as libx264/libx265 emit them (parameter sets first): the input of the avcC/hvcC

@@ -25,6 +25,9 @@ enum FuzzTargets {
         case passThrough, lint, fix, stripSpatial, stripSpatialAllowingSilence, select, extract
         /// The inspect report, text and JSON: on every execution it was a third of a valid movie's cost.
         case report
+        /// Fragments a tool moved without updating them: the evidence search, the movie read through
+        /// its repair (what `fix` and `lint` do with a file the reader refuses), laid out.
+        case repair
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -60,7 +63,18 @@ enum FuzzTargets {
             if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
             unexpected += exerciseEdits(movie, only: only)
         }
+        if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
         return unexpected + [parseError].compactMap { $0 }
+    }
+
+    /// The repair path runs only where the reader refuses a file, so the parse above never reaches it.
+    static func exerciseRepair(_ bytes: [UInt8]) throws {
+        let source = MemoryByteSource(bytes)
+        guard let repair = try FragmentOffsetRepair.find(in: source) else { return }
+        _ = repair.refusal.description
+        let movie = try Movie(source: repair.repaired(source), checkingFragmentOffsets: false)
+        for finding in Linter.lint(movie) { _ = finding.message }
+        try layOut(MovieWriter(passingThrough: movie))
     }
 
     /// Runs `body`; a KeepTrackError is the expected end for bad input, anything else is recorded.
