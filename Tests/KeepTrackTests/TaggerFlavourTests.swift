@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 
-/// Files that metadata taggers rewrote (Debian's python3-mutagen 1.46, AtomicParsley, exiftool): they
-/// grow the movie box and move what follows it, so every box that holds a file offset must follow.
-/// mutagen updates `stco`/`co64` and only the first fragment's `tfhd`; AtomicParsley rewrites each
+/// Files that metadata taggers rewrote (Debian's python3-mutagen 1.46, TagLib 1.13 through python3-taglib,
+/// AtomicParsley, exiftool): they grow the movie box and move what follows it, so every box that holds a
+/// file offset must follow. mutagen and TagLib (the library of most music players and of kid3) update
+/// `stco`/`co64` and only the first fragment's `tfhd`; AtomicParsley rewrites each
 /// `tfhd` base offset wrongly (and may put padding between a moof and its mdat); ffmpeg's own
 /// `+global_sidx` leaves them all behind the sidx it inserts. ffmpeg then reads other bytes as the
 /// samples. keeptrack must refuse to read such a file as recorded, say why, and `fix` must repair it
@@ -23,12 +24,20 @@ final class TaggerFlavourTests: XCTestCase {
     movie = mutagen.mp4.MP4(sys.argv[1]); movie["\\xa9nam"] = ["A day at the beach " * 200]; movie.save()
     """
 
-    enum Tagger: String, CaseIterable { case mutagen, atomicParsley }
+    /// TagLib picks its format by the file name (it refuses `.mov`).
+    static let taglib = """
+    import sys, taglib
+    movie = taglib.File(sys.argv[1]); movie.tags["TITLE"] = ["A day at the beach " * 200]; movie.tags["ARTIST"] = ["Me"]
+    unsaved = movie.save(); assert not unsaved, unsaved
+    """
+
+    enum Tagger: String, CaseIterable { case mutagen, taglib, atomicParsley }
 
     static func tag(_ path: String, with tagger: Tagger) throws {
         let result: (code: Int32, out: String)?
         switch tagger {
         case .mutagen: result = runTool("/usr/bin/python3", ["-c", mutagen, path])
+        case .taglib: result = runTool("/usr/bin/python3", ["-c", taglib, path])
         case .atomicParsley: result = runTool("AtomicParsley", [path, "--title", "A day at the beach", "--artist", "Me", "--overWrite"])
         }
         guard let result else { throw unavailable("\(tagger.rawValue) is installed by scripts/setup.sh") }
@@ -158,42 +167,63 @@ final class TaggerFlavourTests: XCTestCase {
         for (id, stream) in try Self.packets(files[0]) { FFprobe.assertSamePackets(stream, try XCTUnwrap(try Self.packets(rebased)[id]), "rebased") }
     }
 
-    /// mutagen on `default_base_moof` fragments: the samples still read right (offsets count from
-    /// each moof), but the `mfra` index still names where the moofs were — a warning, and `fix
+    /// mutagen or TagLib on `default_base_moof` fragments: the samples still read right (offsets count
+    /// from each moof), but the `mfra` index still names where the moofs were — a warning, and `fix
     /// --in-place` rewrites only those entries, each then naming the moof whose tfdt is its time.
     func testStaleFragmentIndexIsAWarningAndRepaired() throws {
         let folder = TemporaryFolder()
         let original = try FragmentedTests.makeFlavour("dbm", ext: "mp4", arguments: ["-movflags", "frag_keyframe+empty_moov+default_base_moof"],
                                                        in: folder, inputs: Self.inputs)
-        let tagged = folder.path("tagged.mp4")
-        try Self.copy(original, to: tagged)
-        try Self.tag(tagged, with: .mutagen)
-        let lint = runCLI(["lint", "--json", tagged])
-        XCTAssertEqual(lint.code, 0, lint.out)
-        XCTAssertTrue(lint.out.contains("\"fragment-index-stale\""), lint.out)
-        let expected = try Self.packets(original)
-        for (id, stream) in expected { FFprobe.assertSamePackets(stream, try XCTUnwrap(try Self.packets(tagged)[id]), "mutagen-tagged") }
-        let before = try fileBytes(tagged)
-        let fix = runCLI(["fix", "--in-place", tagged])
-        XCTAssertEqual(fix.code, 0, fix.error)
-        XCTAssertTrue(fix.out.contains("repaired the fragment index: 9 mfra/tfra entries"), fix.out)
-        let after = try fileBytes(tagged)
-        XCTAssertEqual(after.count, before.count)
-        let movie = try Movie.open(path: tagged)
-        let mfra = try XCTUnwrap(movie.boxes.first { $0.type == "mfra" })
-        let changed = zip(before, after).enumerated().filter { $0.element.0 != $0.element.1 }.map { UInt64($0.offset) }
-        XCTAssertFalse(changed.isEmpty)
-        XCTAssertTrue(changed.allSatisfy { mfra.offset <= $0 && $0 < mfra.offset + mfra.size }, "bytes outside mfra changed")
-        let moofs = movie.boxes.filter { $0.type == "moof" }
-        for tfra in mfra.all("tfra") {
-            let view = try TrackFragmentRandomAccessBox(box: tfra)
-            for entry in view.entries {
-                let moof = try XCTUnwrap(moofs.first { $0.offset == entry.moofOffset }, "entry points at byte \(entry.moofOffset), not at a moof")
-                XCTAssertTrue(moof.all("traf").contains { $0.first("tfhd").flatMap(FragmentOffsetRepair.trackID) == view.trackID }, "entry's moof has no fragment of track \(view.trackID)")
+        for tagger in [Tagger.mutagen, .taglib] {
+            let tagged = folder.path("\(tagger.rawValue).mp4")
+            try Self.copy(original, to: tagged)
+            try Self.tag(tagged, with: tagger)
+            let lint = runCLI(["lint", "--json", tagged])
+            XCTAssertEqual(lint.code, 0, "\(tagger.rawValue): \(lint.out)")
+            XCTAssertTrue(lint.out.contains("\"fragment-index-stale\""), lint.out)
+            let expected = try Self.packets(original)
+            for (id, stream) in expected { FFprobe.assertSamePackets(stream, try XCTUnwrap(try Self.packets(tagged)[id]), "\(tagger.rawValue)-tagged") }
+            let before = try fileBytes(tagged)
+            let fix = runCLI(["fix", "--in-place", tagged])
+            XCTAssertEqual(fix.code, 0, fix.error)
+            XCTAssertTrue(fix.out.contains("repaired the fragment index: 9 mfra/tfra entries"), fix.out)
+            let after = try fileBytes(tagged)
+            XCTAssertEqual(after.count, before.count)
+            let movie = try Movie.open(path: tagged)
+            let mfra = try XCTUnwrap(movie.boxes.first { $0.type == "mfra" })
+            let changed = zip(before, after).enumerated().filter { $0.element.0 != $0.element.1 }.map { UInt64($0.offset) }
+            XCTAssertFalse(changed.isEmpty)
+            XCTAssertTrue(changed.allSatisfy { mfra.offset <= $0 && $0 < mfra.offset + mfra.size }, "bytes outside mfra changed")
+            let moofs = movie.boxes.filter { $0.type == "moof" }
+            for tfra in mfra.all("tfra") {
+                let view = try TrackFragmentRandomAccessBox(box: tfra)
+                for entry in view.entries {
+                    let moof = try XCTUnwrap(moofs.first { $0.offset == entry.moofOffset }, "entry points at byte \(entry.moofOffset), not at a moof")
+                    XCTAssertTrue(moof.all("traf").contains { $0.first("tfhd").flatMap(FragmentOffsetRepair.trackID) == view.trackID }, "entry's moof has no fragment of track \(view.trackID)")
+                }
             }
+            XCTAssertEqual(runCLI(["lint", tagged]).out.contains("clean"), true)
+            for (id, stream) in expected { FFprobe.assertSamePackets(stream, try XCTUnwrap(try Self.packets(tagged)[id]), "\(tagger.rawValue): index repaired") }
         }
-        XCTAssertEqual(runCLI(["lint", tagged]).out.contains("clean"), true)
-        for (id, stream) in expected { FFprobe.assertSamePackets(stream, try XCTUnwrap(try Self.packets(tagged)[id]), "index repaired") }
+    }
+
+    /// TagLib on the real iPhone recording (named .mp4: TagLib refuses .mov): its movie box is last, so
+    /// the tags grow it in place; every track, flag, group, fallback and packet stays.
+    func testTagLibOnTheRealRecording() throws {
+        let folder = TemporaryFolder()
+        let tagged = folder.path("tagged.mp4")
+        try Self.copy(try RealFixtures.require(RealFixtures.iphone), to: tagged)
+        _ = chmod(tagged, 0o644)
+        try Self.tag(tagged, with: .taglib)
+        XCTAssertNotEqual(try fileBytes(tagged).count, try fileBytes(RealFixtures.iphone).count, "TagLib wrote no tag")
+        let source = try Movie.open(path: RealFixtures.iphone), movie = try Movie.open(path: tagged)
+        XCTAssertEqual(movie.tracks.map(\.isEnabled), source.tracks.map(\.isEnabled))
+        XCTAssertEqual(movie.tracks.map(\.alternateGroup), source.tracks.map(\.alternateGroup))
+        XCTAssertEqual(movie.tracks.map { $0.referencedIDs("fall") }, source.tracks.map { $0.referencedIDs("fall") })
+        XCTAssertEqual(runCLI(["lint", tagged]).code, 0)
+        let expected = try Self.packets(RealFixtures.iphone), streams = try Self.packets(tagged)
+        XCTAssertEqual(streams.count, expected.count)
+        for (id, stream) in expected { FFprobe.assertSamePackets(stream, try XCTUnwrap(streams[id]), "TagLib-tagged") }
     }
 
     /// exiftool, the tool most people tag camera files with, rewrites the real iPhone recording with
