@@ -17,15 +17,39 @@ public struct ReframeScene: Sendable {
         }
     }
 
+    /// The two ffmpeg colours of a segment's background gradient.
+    public struct Colours: Sendable {
+        public var first: String
+        public var second: String
+        public init(_ first: String, _ second: String) {
+            self.first = first
+            self.second = second
+        }
+    }
+
+    /// A rectangle in frame pixels (origin top-left, y down).
+    public struct Rect: Equatable, Sendable {
+        public var x: Double
+        public var y: Double
+        public var width: Double
+        public var height: Double
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
     /// One shot: a duration, a background, and the photograph's path (linear between keyframes).
     public struct Segment: Sendable {
         public var duration: Double
         /// Two ffmpeg colours for the background gradient.
-        public var colours: (String, String)
+        public var colours: Colours
         public var keyframes: [Keyframe]
         /// A second person's path (the same photograph, composited after the first); empty: one person.
         public var companion: [Keyframe]
-        public init(duration: Double, colours: (String, String), keyframes: [Keyframe], companion: [Keyframe] = []) {
+        public init(duration: Double, colours: Colours, keyframes: [Keyframe], companion: [Keyframe] = []) {
             self.duration = duration
             self.colours = colours
             self.keyframes = keyframes
@@ -40,11 +64,11 @@ public struct ReframeScene: Sendable {
     public var segments: [Segment]
 
     /// The part of astronaut.png (512×512) that is composited: head and shoulders.
-    public static let photoCrop = (x: 120, y: 0, width: 210, height: 300)
+    static let photoCrop = (x: 120, y: 0, width: 210, height: 300)
     public static let photoScale = 1.5
     /// The face inside astronaut.png, as libfacedetection finds it and as checked by eye.
-    public static let faceInPhoto = (x: 178.0, y: 63.0, width: 89.0, height: 112.0)
-    public static var photoSize: (width: Int, height: Int) {
+    static let faceInPhoto = (x: 178.0, y: 63.0, width: 89.0, height: 112.0)
+    static var photoSize: (width: Int, height: Int) {
         (Int(Double(photoCrop.width) * photoScale), Int(Double(photoCrop.height) * photoScale))
     }
 
@@ -64,15 +88,15 @@ public struct ReframeScene: Sendable {
 
     /// The face's rectangle on frame `index` (it may lie partly or wholly outside the frame); `person` 1 is
     /// the segment's companion.
-    public func faceBox(frame index: Int, person: Int = 0) -> (x: Double, y: Double, width: Double, height: Double) {
+    public func faceBox(frame index: Int, person: Int = 0) -> Rect {
         let photo = personBox(frame: index, person: person)
         let face = Self.faceInPhoto, crop = Self.photoCrop, scale = Self.photoScale
-        return (photo.x + (face.x - Double(crop.x)) * scale, photo.y + (face.y - Double(crop.y)) * scale,
-                face.width * scale, face.height * scale)
+        return Rect(x: photo.x + (face.x - Double(crop.x)) * scale, y: photo.y + (face.y - Double(crop.y)) * scale,
+                    width: face.width * scale, height: face.height * scale)
     }
 
     /// The whole composited person (the head-and-shoulders photograph) on frame `index`.
-    public func personBox(frame index: Int, person: Int = 0) -> (x: Double, y: Double, width: Double, height: Double) {
+    public func personBox(frame index: Int, person: Int = 0) -> Rect {
         var local = index
         var segment = segments[segments.count - 1]
         for candidate in segments {
@@ -84,7 +108,7 @@ public struct ReframeScene: Sendable {
         let keyframes = person == 1 ? segment.companion : segment.keyframes
         let x = Double(Int(Self.position(keyframes, at: time, \.x)) & ~1)
         let y = Double(Int(Self.position(keyframes, at: time, \.y)) & ~1)
-        return (x, y, Double(Self.photoSize.width), Double(Self.photoSize.height))
+        return Rect(x: x, y: y, width: Double(Self.photoSize.width), height: Double(Self.photoSize.height))
     }
 
     static func position(_ keyframes: [Keyframe], at time: Double, _ coordinate: KeyPath<Keyframe, Double>) -> Double {
@@ -126,7 +150,7 @@ public struct ReframeScene: Sendable {
         var graph = "[0:v]crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(size.width):\(size.height),format=yuva420p,split=\(segments.count + companions.count)"
         graph += segments.indices.map { "[photo\($0)]" }.joined() + companions.map { "[companion\($0)]" }.joined() + ";"
         for (index, segment) in segments.enumerated() {
-            graph += "gradients=s=\(width)x\(height):r=\(frameRate):d=\(segment.duration):c0=\(segment.colours.0):c1=\(segment.colours.1):speed=0.0001:n=2:seed=\(index + 1),format=yuv420p[background\(index)];"
+            graph += "gradients=s=\(width)x\(height):r=\(frameRate):d=\(segment.duration):c0=\(segment.colours.first):c1=\(segment.colours.second):speed=0.0001:n=2:seed=\(index + 1),format=yuv420p[background\(index)];"
             let first = segment.companion.isEmpty ? "shot\(index)" : "one\(index)"
             graph += "[background\(index)][photo\(index)]overlay=x='\(Self.expression(segment.keyframes, \.x))':y='\(Self.expression(segment.keyframes, \.y))':eval=frame:shortest=1[\(first)];"
             if !segment.companion.isEmpty {
@@ -159,7 +183,7 @@ public struct ReframeScene: Sendable {
     /// resting person and keeps the walking one near the middle. The photograph's left edge goes from x 500
     /// to x 1100 (the face centre from about 650 to 1250) at 300 px/s.
     public static func restWalkRest(rest: Double = 2) -> ReframeScene {
-        ReframeScene(name: "rest-walk-rest", segments: [Segment(duration: 2 * rest + 2, colours: ("0x302020", "0x806050"), keyframes: [
+        ReframeScene(name: "rest-walk-rest", segments: [Segment(duration: 2 * rest + 2, colours: Colours("0x302020", "0x806050"), keyframes: [
             Keyframe(rest, x: 500), Keyframe(rest + 2, x: 1100),
         ])])
     }
@@ -167,7 +191,7 @@ public struct ReframeScene: Sendable {
     /// Two people far apart (no 9:16 crop holds both): the left one (face centre at x 404) rests, then walks 250 px right over the
     /// second half; the right one stands still (face centre at x 1554): their faces are 900 px apart or more.
     public static func twoApart(duration: Double = 6) -> ReframeScene {
-        ReframeScene(name: "two-apart", segments: [Segment(duration: duration, colours: ("0x203040", "0x506070"),
+        ReframeScene(name: "two-apart", segments: [Segment(duration: duration, colours: Colours("0x203040", "0x506070"),
                                                            keyframes: [Keyframe(duration / 2, x: 250), Keyframe(duration, x: 500)],
                                                            companion: [Keyframe(0, x: 1400)])])
     }
@@ -179,7 +203,7 @@ public struct ReframeScene: Sendable {
 
     /// The standard scenes the reframe proof runs: each one a behaviour the camera path must get right.
     public static func standard(duration: Double = 6) -> [ReframeScene] {
-        let blue = ("0x203050", "0x4060a0"), green = ("0x204020", "0x70a060")
+        let blue = Colours("0x203050", "0x4060a0"), green = Colours("0x204020", "0x70a060")
         let left = 200.0, right = 1400.0, middle = 800.0
         return [
             ReframeScene(name: "still", segments: [Segment(duration: duration, colours: blue, keyframes: [Keyframe(0, x: 500)])]),

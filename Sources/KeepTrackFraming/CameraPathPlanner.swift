@@ -11,7 +11,7 @@ public struct CropPath: Equatable, Sendable {
     /// Per shot, the subject's track id, or nil when no face was found in the shot.
     public var subjectTracks: [Int?]
     /// The subject's face at each analysed frame where it was found (for coverage statistics).
-    public var subjectFaces: [(frameIndex: Int, box: FrameRect)]
+    public var subjectFaces: [Sighting]
     /// Per shot, how it is shown (`--layout`); empty: every shot follows.
     public var layouts: [ShotLayout] = []
     /// For `split` shots: per frame, the two windows (nil outside split shots; empty: no split shot). See SplitLayout.swift.
@@ -103,12 +103,12 @@ public struct CameraPathPlanner: Sendable {
     public var settings: Settings
 
     /// Crop size for a target aspect ratio: the largest window of that aspect that fits, even-sized.
-    public static func cropSize(sourceWidth: Int, sourceHeight: Int, aspectWidth: Int, aspectHeight: Int) -> (width: Int, height: Int) {
+    public static func cropSize(sourceWidth: Int, sourceHeight: Int, aspectWidth: Int, aspectHeight: Int) -> PixelSize {
         let even = { (value: Double) in max(2, Int((value / 2).rounded()) * 2) }
         if sourceWidth * aspectHeight > sourceHeight * aspectWidth {
-            return (min(sourceWidth, even(Double(sourceHeight * aspectWidth) / Double(aspectHeight))), sourceHeight)
+            return PixelSize(width: min(sourceWidth, even(Double(sourceHeight * aspectWidth) / Double(aspectHeight))), height: sourceHeight)
         }
-        return (sourceWidth, min(sourceHeight, even(Double(sourceWidth * aspectHeight) / Double(aspectWidth))))
+        return PixelSize(width: sourceWidth, height: min(sourceHeight, even(Double(sourceWidth * aspectHeight) / Double(aspectWidth))))
     }
 
     public init(sourceWidth: Int, sourceHeight: Int, cropWidth: Int, cropHeight: Int, settings: Settings = Settings()) {
@@ -133,7 +133,7 @@ public struct CameraPathPlanner: Sendable {
         let tracks = settings.tracker.link(usable, frameTimes: frameTimes, shotStarts: shots.map(\.lowerBound))
         var offsets = [Int](repeating: 0, count: frameCount)
         var subjects: [Int?] = []
-        var subjectFaces: [(frameIndex: Int, box: FrameRect)] = []
+        var subjectFaces: [Sighting] = []
         var previousCentre = sourceLength / 2
         for shot in shots {
             let subject = tracks.filter { shot.contains($0.firstFrame) }.max { $0.weight < $1.weight }
@@ -143,11 +143,11 @@ public struct CameraPathPlanner: Sendable {
                 // Nobody found in the whole shot: follow what moves (a box no wider than a fifth of the crop).
                 faces = usable.compactMap { sample in
                     guard shot.contains(sample.frameIndex), let motion = sample.motion else { return nil }
-                    let (start, length) = motion.span(along: axis)
-                    let width = min(length, cropLength / 5), centre = start + length / 2
+                    let span = motion.span(along: axis)
+                    let width = min(span.length, cropLength / 5), centre = span.start + span.length / 2
                     let box = axis == .horizontal ? FrameRect(x: centre - width / 2, y: motion.y, width: width, height: width)
                                                   : FrameRect(x: motion.x, y: centre - width / 2, width: width, height: width)
-                    return (sample.frameIndex, box)
+                    return Sighting(frameIndex: sample.frameIndex, box: box)
                 }
             }
             subjectFaces += faces
@@ -166,15 +166,15 @@ public struct CameraPathPlanner: Sendable {
     /// no face was found but people were (backs to the camera, faces too small), the head of the person
     /// nearest the subject's last position (the strongest one before any is known) stands in.
     private func subjectPositions(in shot: Range<Int>, samples: [DetectionSample], tracks: [FaceTrack],
-                                  subject: FaceTrack?) -> [(frameIndex: Int, box: FrameRect)] {
+                                  subject: FaceTrack?) -> [Sighting] {
         let subjectPoints = Dictionary((subject?.points ?? []).map { ($0.frameIndex, $0.detection.box) }, uniquingKeysWith: { a, _ in a })
-        var positions: [(frameIndex: Int, box: FrameRect)] = []
+        var positions: [Sighting] = []
         for sample in samples.sorted(by: { $0.frameIndex < $1.frameIndex }) where shot.contains(sample.frameIndex) {
             if let box = subjectPoints[sample.frameIndex] {
-                positions.append((sample.frameIndex, box))
+                positions.append(Sighting(frameIndex: sample.frameIndex, box: box))
             } else if let subject, !(subject.firstFrame...subject.lastFrame).contains(sample.frameIndex),
                       let strongest = sample.faces.max(by: { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }) {
-                positions.append((sample.frameIndex, strongest.box))
+                positions.append(Sighting(frameIndex: sample.frameIndex, box: strongest.box))
             } else if sample.faces.isEmpty, !sample.people.isEmpty {
                 let heads = sample.people.map { (box: DetectionSample.head(ofPerson: $0.box), confidence: $0.confidence) }
                 let chosen: (box: FrameRect, confidence: Int)?
@@ -184,14 +184,14 @@ public struct CameraPathPlanner: Sendable {
                 } else {
                     chosen = heads.max { $0.confidence < $1.confidence }
                 }
-                if let chosen { positions.append((sample.frameIndex, chosen.box)) }
+                if let chosen { positions.append(Sighting(frameIndex: sample.frameIndex, box: chosen.box)) }
             }
         }
         return positions
     }
 
     /// Crop centres (along the axis, unquantised) for every frame of the shot.
-    private func shotCentres(_ shot: Range<Int>, faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double],
+    private func shotCentres(_ shot: Range<Int>, faces: [Sighting], frameTimes: [Double],
                              fallback: Double) -> [Double] {
         let lowest = cropLength / 2, highest = sourceLength - cropLength / 2
         guard !faces.isEmpty else {
@@ -215,7 +215,7 @@ public struct CameraPathPlanner: Sendable {
     /// 0.75 s apart, moving no faster than the speed limit) out of the crop or its centre out of the central
     /// band around the target, the crop is nudged just enough.
     /// The nudges are widened and averaged over the smoothing window, so they fade in and out smoothly.
-    private func keepFaceInside(_ centres: [Double], shot: Range<Int>, faces: [(frameIndex: Int, box: FrameRect)],
+    private func keepFaceInside(_ centres: [Double], shot: Range<Int>, faces: [Sighting],
                                 frameTimes: [Double], window: Int) -> [Double] {
         var push = [Double](repeating: 0, count: centres.count), pull = push
         let lowest = cropLength / 2, highest = sourceLength - cropLength / 2
@@ -268,7 +268,7 @@ public struct CameraPathPlanner: Sendable {
     }
 
     /// The band the crop centre must stay in at each analysed frame, with holds while the face is lost.
-    func corridor(faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double]) -> [CorridorPoint] {
+    func corridor(faces: [Sighting], frameTimes: [Double]) -> [CorridorPoint] {
         let times = faces.map { frameTimes[$0.frameIndex] }
         let targets = faces.map { target(for: $0.box) }
         var bands = faces.map { band(around: $0.box) }
@@ -295,8 +295,8 @@ public struct CameraPathPlanner: Sendable {
     /// Where the crop centre should be for this face (the composition target): the face centred across the
     /// crop; `verticalTarget` of the way down when the crop slides vertically.
     func target(for face: FrameRect) -> Double {
-        let (start, length) = face.span(along: axis)
-        let centre = start + length / 2
+        let span = face.span(along: axis)
+        let centre = span.start + span.length / 2
         return axis == .horizontal ? centre : centre + (0.5 - settings.verticalTarget) * cropLength
     }
 

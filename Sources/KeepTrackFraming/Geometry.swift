@@ -38,8 +38,41 @@ public struct FrameRect: Equatable, Hashable, Sendable {
     }
 
     /// Start and length along one axis.
-    public func span(along axis: CropAxis) -> (start: Double, length: Double) {
-        axis == .horizontal ? (x, width) : (y, height)
+    public func span(along axis: CropAxis) -> AxisSpan {
+        axis == .horizontal ? AxisSpan(start: x, length: width) : AxisSpan(start: y, length: height)
+    }
+}
+
+/// A stretch of one axis: where it starts and how long it is.
+public struct AxisSpan: Equatable, Sendable {
+    public var start: Double
+    public var length: Double
+
+    public init(start: Double, length: Double) {
+        self.start = start
+        self.length = length
+    }
+}
+
+/// A size in whole pixels.
+public struct PixelSize: Equatable, Hashable, Sendable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A box seen at one analysed frame: the subject's face, a head standing in for it, or what moves.
+public struct Sighting: Equatable, Sendable {
+    public var frameIndex: Int
+    public var box: FrameRect
+
+    public init(frameIndex: Int, box: FrameRect) {
+        self.frameIndex = frameIndex
+        self.box = box
     }
 }
 

@@ -71,7 +71,7 @@ public struct SubjectCoverage: Equatable, Sendable {
     public var framesInside: Int
     public var fraction: Double { possibleFrames == 0 ? 1 : Double(framesInside) / Double(possibleFrames) }
 
-    public init(path: CropPath, faces: [(frameIndex: Int, box: FrameRect)]) {
+    public init(path: CropPath, faces: [Sighting]) {
         let frame = FrameRect(x: 0, y: 0, width: Double(path.sourceWidth), height: Double(path.sourceHeight))
         possibleFrames = 0
         framesInside = 0
@@ -104,7 +104,7 @@ public struct FramingStatistics: Equatable, Sendable {
     public var movingFramesCentral: Int
     public var centralFraction: Double { movingFrames == 0 ? 1 : Double(movingFramesCentral) / Double(movingFrames) }
 
-    public init(path: CropPath, faces: [(frameIndex: Int, box: FrameRect)], frameTimes: [Double], target: Double = 0.5,
+    public init(path: CropPath, faces: [Sighting], frameTimes: [Double], target: Double = 0.5,
                 restSeconds: Double = 1, settleSeconds: Double = 0.5, stillness: Double = 0.02) {
         let horizontal = path.axis == .horizontal
         let cropLength = Double(horizontal ? path.cropWidth : path.cropHeight)

@@ -31,14 +31,8 @@ public struct SplitGeometry: Equatable, Sendable {
     public var lowerHalfRow: Int { half + divider }
 }
 
-public struct SplitSize: Equatable, Sendable {
-    public var width: Int
-    public var height: Int
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-}
+/// The size of a split window or of the output it is scaled into.
+public typealias SplitSize = PixelSize
 
 /// The two windows of one frame of a split shot: top-left corners in display pixels (even).
 public struct SplitWindows: Equatable, Sendable {

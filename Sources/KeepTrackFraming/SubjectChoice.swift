@@ -76,7 +76,7 @@ public struct SubjectChoice: Sendable {
         /// Whether the people who matter fit in one crop (then the crop follows the group).
         public var groupFits: Bool
         /// The subject's track at each analysed frame of the shot where one was chosen (frame order).
-        public var subjects: [(frameIndex: Int, track: Int)]
+        public var subjects: [Subject]
         public var layout: ShotLayout
         /// For a split shot: the two people shown, upper half first (the one further left, or up).
         public var pair: [Int] = []
@@ -176,9 +176,9 @@ public struct SubjectChoice: Sendable {
     /// The length along the axis that `boxes` need, with the group margin around each face.
     func span(of boxes: [FrameRect]) -> Double {
         let spans = boxes.map { box -> (Double, Double) in
-            let (start, length) = box.span(along: axis)
-            let margin = settings.groupMarginInFaceWidths * length
-            return (start - margin, start + length + margin)
+            let span = box.span(along: axis)
+            let margin = settings.groupMarginInFaceWidths * span.length
+            return (span.start - margin, span.start + span.length + margin)
         }
         return (spans.map(\.1).max() ?? 0) - (spans.map(\.0).min() ?? 0)
     }
@@ -196,7 +196,7 @@ public struct SubjectChoice: Sendable {
     /// The subject at each analysed frame where a face track lives, with hysteresis and a minimum hold.
     /// The first subject is the most important person (over the whole shot) among those seen first.
     func timeline(samples: [DetectionSample], tracks: [FaceTrack], frameTimes: [Double], importance: [Int: Double])
-        -> (subjects: [(frameIndex: Int, track: Int)], switches: Int) {
+        -> (subjects: [Subject], switches: Int) {
         guard !tracks.isEmpty else { return ([], 0) }
         let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let scores = Dictionary(tracks.map { track in
@@ -209,7 +209,7 @@ public struct SubjectChoice: Sendable {
             let sum = (scores[id] ?? []).filter { $0.time >= low && $0.time <= high }.reduce(0) { $0 + $1.score }
             return sum / Double(max(count, 1))
         }
-        var result: [(frameIndex: Int, track: Int)] = []
+        var result: [Subject] = []
         var current: Int?
         var heldSince = 0.0
         var switches = 0
@@ -218,7 +218,7 @@ public struct SubjectChoice: Sendable {
             guard let chosen = current, let currentTrack = byID[chosen] else {
                 current = alive.max { ((importance[$0.id] ?? 0), -$0.id) < ((importance[$1.id] ?? 0), -$1.id) }?.id
                 heldSince = time
-                if let current { result.append((sample.frameIndex, current)) }
+                if let current { result.append(Subject(frameIndex: sample.frameIndex, track: current)) }
                 continue
             }
             let ended = currentTrack.lastFrame < sample.frameIndex
@@ -236,7 +236,7 @@ public struct SubjectChoice: Sendable {
                 }
             }
             if let current, byID[current]!.points.contains(where: { $0.frameIndex == sample.frameIndex }) {
-                result.append((sample.frameIndex, current))
+                result.append(Subject(frameIndex: sample.frameIndex, track: current))
             }
         }
         return (result, switches)
@@ -248,5 +248,18 @@ public struct SubjectChoice: Sendable {
               new.firstFrame > old.lastFrame else { return true }
         let size = max(last.width, next.width, 1)
         return abs(last.midX - next.midX) + abs(last.midY - next.midY) > 1.5 * size
+    }
+}
+
+extension SubjectChoice {
+    /// The subject chosen at one analysed frame: the face track followed there.
+    public struct Subject: Equatable, Sendable {
+        public var frameIndex: Int
+        public var track: Int
+
+        public init(frameIndex: Int, track: Int) {
+            self.frameIndex = frameIndex
+            self.track = track
+        }
     }
 }

@@ -250,7 +250,7 @@ struct ContactSheet {
             switch path.layout(frame: frame) {
             case .fit: extents = [(0, length)]
             case .split:
-                if let windows = path.splitRects(frame: frame) { extents = [windows.top, windows.bottom].map { $0.span(along: path.axis) } }
+                if let windows = path.splitRects(frame: frame) { extents = [windows.top, windows.bottom].map { ($0.span(along: path.axis).start, $0.span(along: path.axis).length) } }
             case .follow: break
             }
             for (start, size) in extents {
@@ -278,8 +278,8 @@ struct ContactSheet {
         }
         for line in centreLines where !line.isEmpty { image.polyline(line, Self.crop) }
         for point in windowCentres { image.set(x: point.x, y: point.y, Self.crop) }
-        for (frame, box) in path.subjectFaces {
-            image.fillRect(x: column(frame) - 1, y: row(centre(box)) - 1, width: 3, height: 3, Self.subject)
+        for face in path.subjectFaces {
+            image.fillRect(x: column(face.frameIndex) - 1, y: row(centre(face.box)) - 1, width: 3, height: 3, Self.subject)
         }
     }
 

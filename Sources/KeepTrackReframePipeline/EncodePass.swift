@@ -16,7 +16,7 @@ extension Reframer {
     }
 
     /// The codec, quality and encoder settings for `options`; refuses H.264 for an HDR source.
-    static func encodeChoice(video: Track, analysis: Analysis, outputSize: (width: Int, height: Int), options: ReframeOptions,
+    static func encodeChoice(video: Track, analysis: Analysis, outputSize: PixelSize, options: ReframeOptions,
                              hdr: String?) throws -> EncodeChoice {
         let isHDR = analysis.colour?.isHDR ?? false
         let codec = options.codec ?? (isHDR ? .hevc : .h264)

@@ -56,8 +56,14 @@ public struct EncodedVideoTrack {
         return Box(type: format, prefix: try! entry.encoded(), children: children)
     }
 
+    /// A built track: its `trak` and its sample table (sample offsets counted from 0 in the encoded data).
+    public struct Built {
+        public var trak: Box
+        public var table: SampleTable
+    }
+
     /// The track's sample table (sample offsets counted from 0 in the encoded data) and its `trak`.
-    public func build() throws -> (trak: Box, table: SampleTable) {
+    public func build() throws -> Built {
         guard !samples.isEmpty, let firstDecode = samples.first?.decodeTime else {
             throw KeepTrackError.unsupported("the encoder produced no video frames")
         }
@@ -145,7 +151,7 @@ public struct EncodedVideoTrack {
         if mediaDuration > UInt64(UInt32.max) { mediaHeader.header.version = 1 }
 
         let trak = try rebuild(source.box, header: header, mediaHeader: mediaHeader, edits: edits, stbl: stbl)
-        return (trak, table)
+        return Built(trak: trak, table: table)
     }
 
     private func rebuild(_ trak: Box, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box]) throws -> Box {

@@ -8,7 +8,7 @@ import KeepTrackFraming
 /// upscale (two small libswscale passes), the darkening a multiply on the luma plane.
 final class FitRenderer {
     let orientation: DisplayOrientation
-    let output: (width: Int, height: Int)
+    let output: PixelSize
     let sourceFormat: Int32
     let outputFormat: Int32
     /// Where the sharp picture goes in the output, even-aligned.
@@ -26,7 +26,7 @@ final class FitRenderer {
     /// Turns a rotated stored frame upright first (the whole picture), when the track is rotated.
     private let upright: FrameCropper?
 
-    init(orientation: DisplayOrientation, output: (width: Int, height: Int), sourceFormat: Int32, outputFormat: Int32) throws {
+    init(orientation: DisplayOrientation, output: PixelSize, sourceFormat: Int32, outputFormat: Int32) throws {
         guard let bytes = FrameOperations.bytesPerSample(sourceFormat), FrameOperations.bytesPerSample(outputFormat) != nil else {
             throw KeepTrackError.unsupported("pixel format \(sourceFormat) is not 4:2:0 8/10-bit")
         }
@@ -36,12 +36,12 @@ final class FitRenderer {
         self.outputFormat = outputFormat
         bytesPerSample = FrameOperations.bytesPerSample(outputFormat) ?? bytes
         let width = orientation.displayWidth, height = orientation.displayHeight
-        foreground = Self.foreground(source: (width, height), output: output)
+        foreground = Self.foreground(source: (width, height), output: (output.width, output.height))
         let fill = CameraPathPlanner.cropSize(sourceWidth: width, sourceHeight: height, aspectWidth: output.width, aspectHeight: output.height)
         backgroundSource = ((width - fill.width) / 4 * 2, (height - fill.height) / 4 * 2, fill.width, fill.height)
         small = (max(2, output.width / 16 / 2 * 2), max(2, output.height / 16 / 2 * 2))
         upright = orientation.rotation == 0 ? nil
-            : try FrameCropper(orientation: orientation, crop: (width, height), output: (width, height),
+            : try FrameCropper(orientation: orientation, crop: PixelSize(width: width, height: height), output: PixelSize(width: width, height: height),
                                sourceFormat: sourceFormat, outputFormat: sourceFormat)
         let source = AVPixelFormat(rawValue: sourceFormat), target = AVPixelFormat(rawValue: outputFormat)
         foregroundScaler = sws_getContext(Int32(width), Int32(height), source, Int32(foreground.width), Int32(foreground.height), target,

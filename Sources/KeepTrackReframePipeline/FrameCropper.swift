@@ -1,18 +1,19 @@
 import CFFmpeg
 import KeepTrack
+import KeepTrackFraming
 
 /// Turns a decoded frame into the encoder's input: the crop rectangle (in display orientation) cut out
 /// of the stored frame, rotated upright, then scaled or converted only when size or format differ.
 final class FrameCropper {
     let orientation: DisplayOrientation
-    let crop: (width: Int, height: Int)
-    let output: (width: Int, height: Int)
+    let crop: PixelSize
+    let output: PixelSize
     let sourceFormat: Int32
     let outputFormat: Int32
     let bytesPerSample: Int
     private var scaler: OpaquePointer?
 
-    init(orientation: DisplayOrientation, crop: (width: Int, height: Int), output: (width: Int, height: Int),
+    init(orientation: DisplayOrientation, crop: PixelSize, output: PixelSize,
          sourceFormat: Int32, outputFormat: Int32) throws {
         guard let bytes = FrameOperations.bytesPerSample(sourceFormat) else {
             throw KeepTrackError.unsupported("pixel format \(sourceFormat) is not 4:2:0 8/10-bit")

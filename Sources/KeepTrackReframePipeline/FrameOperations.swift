@@ -4,13 +4,20 @@ import KeepTrackFraming
 
 /// How stored frames are shown: the clockwise rotation of the track matrix (iPhone portrait files are
 /// stored landscape and rotated 90°), and the sizes before and after it.
-struct DisplayOrientation: Equatable {
-    var rotation: Int
-    var storedWidth: Int
-    var storedHeight: Int
+/// How a video track's stored picture is shown: its rotation (clockwise degrees: 0, 90, 180, 270) and sizes.
+public struct DisplayOrientation: Equatable, Sendable {
+    public let rotation: Int
+    public let storedWidth: Int
+    public let storedHeight: Int
 
-    var displayWidth: Int { rotation % 180 == 0 ? storedWidth : storedHeight }
-    var displayHeight: Int { rotation % 180 == 0 ? storedHeight : storedWidth }
+    public init(rotation: Int, storedWidth: Int, storedHeight: Int) {
+        self.rotation = rotation
+        self.storedWidth = storedWidth
+        self.storedHeight = storedHeight
+    }
+
+    public var displayWidth: Int { rotation % 180 == 0 ? storedWidth : storedHeight }
+    public var displayHeight: Int { rotation % 180 == 0 ? storedHeight : storedWidth }
 
     /// The stored-frame rectangle that, once rotated, is `rect` of the displayed picture.
     func storedRect(display rect: (x: Int, y: Int, width: Int, height: Int)) -> (x: Int, y: Int, width: Int, height: Int) {

@@ -1,13 +1,14 @@
 import Foundation
 import KeepTrack
 import KeepTrackCodec
+import KeepTrackFraming
 
 extension Reframer {
     /// The mux: the new video track in the old one's place (same track id), every other kept track byte for
     /// byte, read back like every other write (tracks, sample tables, placement and the movie's own boxes).
     /// Returns the write's summary and the ids of the tracks written.
     static func mux(movie: Movie, tracks: ReframeTracks, codec: VideoEncoder.Codec, extradata: [UInt8], colour: VideoEncoder.Colour?,
-                    outputSize: (width: Int, height: Int), samples: [EncodedVideoSample], frameTimes: [Double],
+                    outputSize: PixelSize, samples: [EncodedVideoSample], frameTimes: [Double],
                     data dataFile: OutputFile, into destination: OutputFile) throws -> (written: MovieOutput.Summary, keptTracks: [UInt32]) {
         let video = tracks.video
         let configuration = codec == .h264
@@ -26,9 +27,9 @@ extension Reframer {
                                                         width: outputSize.width, height: outputSize.height, colour: colourBox,
                                                         compressorName: codec == .h264 ? "keeptrack x264" : "keeptrack x265")
         let lastDuration = lastFrameDuration(video: video, times: frameTimes)
-        let (trak, table) = try EncodedVideoTrack(source: video, sampleEntry: sampleEntry, width: outputSize.width, height: outputSize.height,
-                                                  samples: samples, lastSampleDuration: lastDuration).build()
-        let replacement = OutputTrack(trak: trak, table: table, data: try FileByteSource(path: dataFile.temporaryPath),
+        let built = try EncodedVideoTrack(source: video, sampleEntry: sampleEntry, width: outputSize.width, height: outputSize.height,
+                                          samples: samples, lastSampleDuration: lastDuration).build()
+        let replacement = OutputTrack(trak: built.trak, table: built.table, data: try FileByteSource(path: dataFile.temporaryPath),
                                       timescale: video.mediaHeader.timescale)
         var writer = MovieWriter(passingThrough: movie)
         writer.tracks = tracks.outputTracks(in: movie, video: replacement)

@@ -46,7 +46,7 @@ extension PlanFile {
     /// a plan that does not fit is refused (65) with the field that is wrong. Odd positions are rounded
     /// down to even (4:2:0 chroma).
     /// Frames of split shots need `top` and `bottom` windows of `splitWindow`'s size (the plan's `split`).
-    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: (width: Int, height: Int), frameCount: Int,
+    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: PixelSize, frameCount: Int,
                      splitWindow: SplitSize) throws -> CropPath {
         func bad(_ reason: String) -> KeepTrackError { .unsupported("the plan \(file) does not fit this movie: \(reason)") }
         guard FileManager.default.fileExists(atPath: file) else { throw KeepTrackError.missingInput("\(file): no such plan file") }

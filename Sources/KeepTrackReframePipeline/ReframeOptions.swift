@@ -4,9 +4,9 @@ import KeepTrackFraming
 /// What `keeptrack reframe` does, as options.
 public struct ReframeOptions: Sendable {
     /// Target aspect ratio, width:height.
-    public var aspect = (width: 9, height: 16)
+    public var aspect = PixelSize(width: 9, height: 16)
     /// Scale the crop to this size (even numbers); nil keeps the crop's own pixels.
-    public var size: (width: Int, height: Int)?
+    public var size: PixelSize?
     /// nil: H.264 for SDR sources, HEVC for HDR sources.
     public var codec: VideoEncoder.Codec?
     public var crf: Double?

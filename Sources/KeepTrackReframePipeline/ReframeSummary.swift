@@ -8,11 +8,12 @@ public struct ReframeSummary: Sendable {
     public var output: String
     public var passthrough: Bool
     public var notes: [String] = []
-    public var orientation: (width: Int, height: Int, rotation: Int, displayWidth: Int, displayHeight: Int)
+    /// The source picture: stored size, rotation, display size.
+    public var orientation: DisplayOrientation
     public var sourceCodec: String
     public var hdr: String?
-    public var crop: (width: Int, height: Int)?
-    public var outputSize: (width: Int, height: Int)?
+    public var crop: PixelSize?
+    public var outputSize: PixelSize?
     public var codec: VideoEncoder.Codec?
     public var crf: Double?
     public var preset: String?
@@ -29,17 +30,40 @@ public struct ReframeSummary: Sendable {
     public var decodedForAnalysis = 0
     public var framesWithFaces = 0
     public var keptTracks: [UInt32] = []
-    public var droppedTracks: [(id: UInt32, reason: String)] = []
-    public var timings: [(String, Double)] = []
+    public var droppedTracks: [DroppedTrack] = []
+    /// Seconds per stage (analysis, detection, encode, mux, total), in that order.
+    public var timings: [Timing] = []
     /// The written file read back (tracks, sample tables, placement), as remux does.
     public var verification: WriteVerification.Result?
+
+    /// A track the output does not carry, and why.
+    public struct DroppedTrack: Equatable, Sendable {
+        public var id: UInt32
+        public var reason: String
+
+        public init(id: UInt32, reason: String) {
+            self.id = id
+            self.reason = reason
+        }
+    }
+
+    /// The wall-clock seconds one stage took.
+    public struct Timing: Equatable, Sendable {
+        public var stage: String
+        public var seconds: Double
+
+        public init(_ stage: String, _ seconds: Double) {
+            self.stage = stage
+            self.seconds = seconds
+        }
+    }
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
             ("input", .string(input)), ("output", .string(output)), ("passthrough", .bool(passthrough)),
             ("notes", .array(notes.map(JSONValue.string))), ("encodedFrames", .int(Int64(frames))),
             ("source", .object([
-                ("width", .int(Int64(orientation.width))), ("height", .int(Int64(orientation.height))),
+                ("width", .int(Int64(orientation.storedWidth))), ("height", .int(Int64(orientation.storedHeight))),
                 ("rotation", .int(Int64(orientation.rotation))), ("displayWidth", .int(Int64(orientation.displayWidth))),
                 ("displayHeight", .int(Int64(orientation.displayHeight))), ("codec", .string(sourceCodec)), ("hdr", .optional(hdr)),
             ])),
@@ -81,7 +105,7 @@ public struct ReframeSummary: Sendable {
         if let verification {
             fields.append(("verified", .object([("tracks", .int(Int64(verification.tracks))), ("samples", .int(Int64(verification.samples)))])))
         }
-        fields.append(("timings", .object(timings.map { ($0.0, .double(($0.1 * 1000).rounded() / 1000)) })))
+        fields.append(("timings", .object(timings.map { ($0.stage, .double(($0.seconds * 1000).rounded() / 1000)) })))
         return .object(fields)
     }
 }

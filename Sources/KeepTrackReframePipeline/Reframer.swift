@@ -17,8 +17,7 @@ public enum Reframer {
         }
         let orientation = DisplayOrientation(rotation: video.header.rotation ?? 0, storedWidth: Int(entry.width), storedHeight: Int(entry.height))
         var summary = ReframeSummary(input: input, output: output, passthrough: false,
-                                     orientation: (orientation.storedWidth, orientation.storedHeight, orientation.rotation,
-                                                   orientation.displayWidth, orientation.displayHeight),
+                                     orientation: orientation,
                                      sourceCodec: video.codecName ?? video.format?.description ?? "?", hdr: video.video?.hdr)
         if video.header.rotation == nil {
             summary.notes.append("the video matrix is not a pure rotation; treated as upright")
@@ -40,7 +39,7 @@ public enum Reframer {
                 summary.notes.append("\(unused.joined(separator: ", ")) not applied: nothing was re-encoded")
             }
             summary.keptTracks = movie.tracks.map(\.id)
-            summary.timings = [("total", Date().timeIntervalSince(started))]
+            summary.timings = [.init("total", Date().timeIntervalSince(started))]
             return summary
         }
         for file in [options.planOutput, options.previewOutput].compactMap({ $0 }) where !options.overwrite && FileManager.default.fileExists(atPath: file) {
@@ -100,8 +99,8 @@ public enum Reframer {
             summary.output = ""
             summary.crop = crop
             describe(path, analysis: analysis, in: &summary)
-            summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds),
-                               ("total", Date().timeIntervalSince(started))]
+            summary.timings = [.init("analysis", analysed.timeIntervalSince(started)), .init("detection", analysis.detectionSeconds),
+                               .init("total", Date().timeIntervalSince(started))]
             return summary
         }
 
@@ -151,15 +150,15 @@ public enum Reframer {
         summary.frames = encoded.samples.count
         describe(path, analysis: analysis, in: &summary)
         summary.keptTracks = keptTracks
-        summary.droppedTracks = tracks.dropped.map { ($0.track.id, $0.reason) }
+        summary.droppedTracks = tracks.dropped.map { ReframeSummary.DroppedTrack(id: $0.track.id, reason: $0.reason) }
         for dropped in tracks.dropped { summary.notes.append("dropped track \(dropped.track.id): \(dropped.reason)") }
-        summary.timings = [("analysis", analysed.timeIntervalSince(started)), ("detection", analysis.detectionSeconds), ("encode", encodedAt.timeIntervalSince(encodeStarted)),
-                           ("mux", muxed.timeIntervalSince(encodedAt)), ("total", muxed.timeIntervalSince(started))]
+        summary.timings = [.init("analysis", analysed.timeIntervalSince(started)), .init("detection", analysis.detectionSeconds), .init("encode", encodedAt.timeIntervalSince(encodeStarted)),
+                           .init("mux", muxed.timeIntervalSince(encodedAt)), .init("total", muxed.timeIntervalSince(started))]
         return summary
     }
 
     /// The halves and windows of the `split` layout for a follow crop of `crop` scaled to `output`.
-    static func splitGeometry(crop: (width: Int, height: Int), output: (width: Int, height: Int)) -> SplitGeometry {
+    static func splitGeometry(crop: PixelSize, output: PixelSize) -> SplitGeometry {
         SplitGeometry(crop: SplitSize(width: crop.width, height: crop.height), output: SplitSize(width: output.width, height: output.height))
     }
 

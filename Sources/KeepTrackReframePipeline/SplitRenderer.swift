@@ -27,7 +27,7 @@ final class SplitRenderer {
         outputBytes = output
         let window = geometry.window
         upright = orientation.rotation == 0 ? nil
-            : try FrameCropper(orientation: orientation, crop: (window.width, window.height), output: (window.width, window.height),
+            : try FrameCropper(orientation: orientation, crop: PixelSize(width: window.width, height: window.height), output: PixelSize(width: window.width, height: window.height),
                                sourceFormat: sourceFormat, outputFormat: sourceFormat)
         scaler = sws_getContext(Int32(window.width), Int32(window.height), AVPixelFormat(rawValue: sourceFormat),
                                 Int32(geometry.output.width), Int32(geometry.half), AVPixelFormat(rawValue: outputFormat),

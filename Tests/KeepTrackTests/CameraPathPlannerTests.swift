@@ -12,7 +12,7 @@ struct SyntheticScene {
     var face: (Int) -> FrameRect?
 
     var frameTimes: [Double] { (0..<frameCount).map { Double($0) / Self.fps } }
-    var truth: [(frameIndex: Int, box: FrameRect)] { (0..<frameCount).compactMap { index in face(index).map { (index, $0) } } }
+    var truth: [Sighting] { (0..<frameCount).compactMap { index in face(index).map { Sighting(frameIndex: index, box: $0) } } }
 
     var samples: [DetectionSample] {
         var generator = NoiseGenerator(seed: 7)
@@ -73,10 +73,10 @@ final class CameraPathPlannerTests: XCTestCase {
     }
 
     func testCropSizeIsNineBySixteenAndEven() {
-        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 1920, sourceHeight: 1080, aspectWidth: 9, aspectHeight: 16) == (608, 1080))
-        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 3840, sourceHeight: 2160, aspectWidth: 9, aspectHeight: 16) == (1216, 2160))
+        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 1920, sourceHeight: 1080, aspectWidth: 9, aspectHeight: 16) == PixelSize(width: 608, height: 1080))
+        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 3840, sourceHeight: 2160, aspectWidth: 9, aspectHeight: 16) == PixelSize(width: 1216, height: 2160))
         // Wider target than a portrait source: the window slides vertically.
-        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 1080, sourceHeight: 1920, aspectWidth: 1, aspectHeight: 1) == (1080, 1080))
+        XCTAssertTrue(CameraPathPlanner.cropSize(sourceWidth: 1080, sourceHeight: 1920, aspectWidth: 1, aspectHeight: 1) == PixelSize(width: 1080, height: 1080))
     }
 
     func testStillSubjectCropDoesNotMoveAtAll() {

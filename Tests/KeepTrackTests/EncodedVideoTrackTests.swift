@@ -39,8 +39,9 @@ final class EncodedVideoTrackTests: XCTestCase {
         (colour.primaries, colour.transfer, colour.matrixCoefficients) = (1, 1, 1)
         let entry = EncodedVideoTrack.sampleEntry(format: "avc1", configuration: configuration, width: 320, height: 240,
                                                   colour: colour, compressorName: "keeptrack test")
-        let (trak, table) = try EncodedVideoTrack(source: video, sampleEntry: entry, width: 320, height: 240, samples: samples,
-                                                  lastSampleDuration: 512).build()
+        let built = try EncodedVideoTrack(source: video, sampleEntry: entry, width: 320, height: 240, samples: samples,
+                                          lastSampleDuration: 512).build()
+        let trak = built.trak, table = built.table
         XCTAssertEqual(table.syncSamples?.count, samples.filter(\.isSync).count)
         XCTAssertFalse(table.compositionOffsets.isEmpty)
         var tracks = movie.tracks.map { OutputTrack($0, in: movie) }

@@ -105,8 +105,8 @@ final class LayoutTests: XCTestCase {
         let folder = TemporaryFolder()
         let output = folder.path("iphone-fit.mov")
         var options = fastOptions
-        options.aspect = (1, 1)
-        options.size = (270, 270)
+        options.aspect = PixelSize(width: 1, height: 1)
+        options.size = PixelSize(width: 270, height: 270)
         options.layout = .fit
         let summary = try Reframer.run(input: input, output: output, options: options)
         XCTAssertEqual(summary.orientation.rotation, 90)
@@ -135,7 +135,7 @@ final class LayoutTests: XCTestCase {
         let source = try PersonDetectorTests.footage("two_people_apart.mp4")
         let folder = TemporaryFolder()
         var options = fastOptions
-        options.size = (1080, 1920)
+        options.size = PixelSize(width: 1080, height: 1920)
         options.layout = .fit
         let fit = folder.path("fit.mp4")
         _ = try Reframer.run(input: source, output: fit, options: options)
@@ -168,7 +168,7 @@ final class LayoutTests: XCTestCase {
         options.planOutput = folder.path("split.json")
         let split = folder.path("split.mp4")
         _ = try Reframer.run(input: source, output: split, options: options)
-        let geometry = Reframer.splitGeometry(crop: (152, 270), output: (1080, 1920))
+        let geometry = Reframer.splitGeometry(crop: PixelSize(width: 152, height: 270), output: PixelSize(width: 1080, height: 1920))
         XCTAssertEqual(geometry.window, SplitSize(width: 152, height: 134))
         // Each half judged as a picture of its own (the judge turns the picture about its centre for tilted heads).
         let upper = try judgedFaces(split, fps: 4, minimumSize: 200, rows: 0..<geometry.half)

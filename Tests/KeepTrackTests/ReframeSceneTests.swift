@@ -90,7 +90,7 @@ final class ReframeSceneTests: XCTestCase {
         let path = try XCTUnwrap(summary.path)
         XCTAssertEqual(path.offsets.count, scene.frameCount)
         let times = (0..<scene.frameCount).map { Double($0) / Double(scene.frameRate) }
-        let faces = (0..<scene.frameCount).map { ($0, scene.faceRect(frame: $0)) }
+        let faces = (0..<scene.frameCount).map { Sighting(frameIndex: $0, box: scene.faceRect(frame: $0)) }
         let framing = FramingStatistics(path: path, faces: faces, frameTimes: times)
         XCTAssertGreaterThanOrEqual(framing.restFrames, 50, "\(framing)")
         XCTAssertLessThanOrEqual(framing.largestRestOffset, 0.05, "\(framing)")

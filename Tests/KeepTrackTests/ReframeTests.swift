@@ -25,8 +25,8 @@ final class ReframeTests: XCTestCase {
     }
 
     /// Ground-truth face boxes of every frame whose face lies inside the picture.
-    private func truth(_ scene: ReframeScene) -> [(frameIndex: Int, box: FrameRect)] {
-        (0..<scene.frameCount).map { ($0, scene.faceRect(frame: $0)) }
+    private func truth(_ scene: ReframeScene) -> [Sighting] {
+        (0..<scene.frameCount).map { Sighting(frameIndex: $0, box: scene.faceRect(frame: $0)) }
     }
 
     static func assertAudioPassedThrough(source: String, output: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -172,7 +172,7 @@ final class ReframeTests: XCTestCase {
     /// the output shows it there. The default (the clip fits: every frame decoded once and kept) agrees.
     func testCutOnASkippedFrameIsPlacedExactly() throws {
         let folder = TemporaryFolder()
-        let blue = ("0x203050", "0x4060a0"), green = ("0x204020", "0x70a060")
+        let blue = ReframeScene.Colours("0x203050", "0x4060a0"), green = ReframeScene.Colours("0x204020", "0x70a060")
         let scene = ReframeScene(name: "cut-on-b", segments: [
             ReframeScene.Segment(duration: 61.0 / 30, colours: blue, keyframes: [ReframeScene.Keyframe(0, x: 200)]),
             ReframeScene.Segment(duration: 59.0 / 30, colours: green, keyframes: [ReframeScene.Keyframe(0, x: 1400)]),
@@ -259,7 +259,7 @@ final class ReframeTests: XCTestCase {
         let source = try writeScene(scene, in: folder)
         let output = folder.path("small.mov")
         var options = fastOptions
-        options.size = (360, 640)
+        options.size = PixelSize(width: 360, height: 640)
         _ = try Reframer.run(input: source, output: output, options: options)
         XCTAssertEqual(try probe(output, "stream=width,height").first, "360,640")
     }
@@ -314,7 +314,7 @@ final class ReframeTests: XCTestCase {
         let folder = TemporaryFolder()
         let output = folder.path("iphone-square.mov")
         var options = fastOptions
-        options.aspect = (1, 1)
+        options.aspect = PixelSize(width: 1, height: 1)
         let summary = try Reframer.run(input: input, output: output, options: options)
         let path = try XCTUnwrap(summary.path)
         XCTAssertEqual(path.axis, .vertical)

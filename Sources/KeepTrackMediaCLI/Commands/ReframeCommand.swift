@@ -137,12 +137,12 @@ enum ReframeCommand {
     /// x264's and x265's presets, fastest first.
     static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
 
-    static func pair(_ text: String, separator: Character, option: String) throws -> (width: Int, height: Int) {
+    static func pair(_ text: String, separator: Character, option: String) throws -> PixelSize {
         let parts = text.split(separator: separator)
         guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a > 0, b > 0, a <= 100_000, b <= 100_000 else {
             throw KeepTrackCLIError.usage("--\(option) takes two positive numbers as A\(separator)B, not '\(text)'")
         }
-        return (a, b)
+        return PixelSize(width: a, height: b)
     }
 
     static func text(_ summary: ReframeSummary) -> String {
@@ -157,7 +157,7 @@ enum ReframeCommand {
         lines.append(String(format: "subject: faces in %d of %d analysed frames (%d frames decoded to analyse), inside the crop on %.1f%% of them",
                             summary.framesWithFaces, summary.analysedFrames, summary.decodedForAnalysis, coverage.fraction * 100))
         lines.append("camera: \(statistics.shots) shot(s), \(statistics.steadyShots) steady; moving on \(statistics.movingFrames) frames, top speed \(Int(statistics.maximumSpeed)) px/s, \(statistics.reversals) reversal(s)")
-        lines.append(summary.timings.map { String(format: "%@ %.2f s", $0.0, $0.1) }.joined(separator: ", "))
+        lines.append(summary.timings.map { String(format: "%@ %.2f s", $0.stage, $0.seconds) }.joined(separator: ", "))
         return lines.joined(separator: "\n")
     }
 }
