@@ -20,11 +20,23 @@ public final class Console: @unchecked Sendable {
                 isTerminal: isatty(2) == 1)
     }
 
-    /// Collects output in memory (tests).
-    public static func capturing() -> (Console, () -> (out: String, error: String)) {
+    /// A console that collects what is written to it in memory (tests, the demo).
+    public static func capturing() -> Capture {
         let box = CaptureBox()
-        let console = Console(out: { box.append(out: $0) }, error: { box.append(error: $0) })
-        return (console, { box.read() })
+        return Capture(console: Console(out: { box.append(out: $0) }, error: { box.append(error: $0) }), box: box)
+    }
+
+    /// A capturing console and what it has collected so far.
+    public struct Capture: Sendable {
+        public let console: Console
+        fileprivate let box: CaptureBox
+        public var output: Output { box.read() }
+    }
+
+    /// What a capturing console collected: standard output and standard error.
+    public struct Output: Equatable, Sendable {
+        public var out: String
+        public var error: String
     }
 
     public func print(_ text: String = "") { lock.withLock { writeOut(text + "\n") } }
@@ -40,5 +52,5 @@ final class CaptureBox: @unchecked Sendable {
     private var error = ""
     func append(out text: String) { lock.withLock { out += text } }
     func append(error text: String) { lock.withLock { error += text } }
-    func read() -> (out: String, error: String) { lock.withLock { (out, error) } }
+    func read() -> Console.Output { lock.withLock { Console.Output(out: out, error: error) } }
 }

@@ -5,13 +5,19 @@ import KeepTrack
 /// option added to a command appears everywhere at once. `make install` writes them
 /// (`keeptrack-media --generate-docs DIR`, which knows every command).
 public enum Documentation {
-    /// Every generated file: path relative to the install prefix → contents.
-    public static func files(commands: [CommandSpec]) -> [(path: String, contents: String)] {
+    /// One generated file: its path relative to the install prefix and its contents.
+    public struct File: Equatable, Sendable {
+        public var path: String
+        public var contents: String
+    }
+
+    /// Every generated file.
+    public static func files(commands: [CommandSpec]) -> [File] {
         [
-            ("share/man/man1/keeptrack.1", manPage(commands: commands)),
-            ("share/bash-completion/completions/keeptrack", bashCompletion(commands: commands)),
-            ("share/zsh/site-functions/_keeptrack", zshCompletion(commands: commands)),
-            ("share/fish/vendor_completions.d/keeptrack.fish", fishCompletion(commands: commands)),
+            File(path: "share/man/man1/keeptrack.1", contents: manPage(commands: commands)),
+            File(path: "share/bash-completion/completions/keeptrack", contents: bashCompletion(commands: commands)),
+            File(path: "share/zsh/site-functions/_keeptrack", contents: zshCompletion(commands: commands)),
+            File(path: "share/fish/vendor_completions.d/keeptrack.fish", contents: fishCompletion(commands: commands)),
         ]
     }
 

@@ -29,15 +29,25 @@ public enum KeepTrackCommandLine {
 
     /// Names and summaries of the commands `keeptrack-media` runs (the overview of the slim
     /// executable lists them; a test keeps them equal to the real specs).
-    public static let mediaCommandSummaries: [(name: String, summary: String)] = [
-        ("levels", "Decode the audio and measure RMS, peak and loudness per track and for what a player plays."),
-        ("reframe", "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched."),
-        ("demo", "Write a synthetic iPhone-layout sample to a temporary folder and show what keeptrack sees."),
+    public static let mediaCommandSummaries: [CommandSummary] = [
+        CommandSummary("levels", "Decode the audio and measure RMS, peak and loudness per track and for what a player plays."),
+        CommandSummary("reframe", "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched."),
+        CommandSummary("demo", "Write a synthetic iPhone-layout sample to a temporary folder and show what keeptrack sees."),
     ]
+
+    /// A command's name and one-line summary, as the overview lists it.
+    public struct CommandSummary: Equatable, Sendable {
+        public var name: String
+        public var summary: String
+        public init(_ name: String, _ summary: String) {
+            self.name = name
+            self.summary = summary
+        }
+    }
 
     /// Runs `arguments` against `commands`; `listed` adds names (with summaries) shown in the overview.
     public static func run(_ arguments: [String], console: Console = .standard(), commands: [CommandSpec] = coreCommands,
-                           listed: [(name: String, summary: String)] = mediaCommandSummaries) -> Int32 {
+                           listed: [CommandSummary] = mediaCommandSummaries) -> Int32 {
         let overview = overview(commands: commands, listed: listed)
         let names = commands.map(\.name) + listed.map(\.name)
         func commandHint(_ word: String) -> String { Self.commandHint(word, names: names) }
@@ -93,8 +103,8 @@ public enum KeepTrackCommandLine {
         return best.map { "; did you mean '\($0.0)'?" } ?? ""
     }
 
-    public static func overview(commands: [CommandSpec], listed: [(name: String, summary: String)]) -> String {
-        let entries = commands.map { ($0.name, $0.summary) } + listed.filter { item in !commands.contains { $0.name == item.name } }
+    public static func overview(commands: [CommandSpec], listed: [CommandSummary]) -> String {
+        let entries = commands.map { CommandSummary($0.name, $0.summary) } + listed.filter { item in !commands.contains { $0.name == item.name } }
         var lines = [
             "keeptrack \(version) — see, check, repair and pass through iPhone-era movie files",
             "with their alternate audio tracks (stereo AAC + APAC spatial audio) intact.",
@@ -103,8 +113,8 @@ public enum KeepTrackCommandLine {
             "",
             "Commands:",
         ]
-        let width = (entries.map(\.0.count).max() ?? 0) + 2
-        for (name, summary) in entries { lines.append("  " + name.rightPadded(to: width) + summary) }
+        let width = (entries.map(\.name.count).max() ?? 0) + 2
+        for entry in entries { lines.append("  " + entry.name.rightPadded(to: width) + entry.summary) }
         lines.append("")
         lines.append("Run 'keeptrack help COMMAND' or 'keeptrack COMMAND --help' for a command's options.")
         lines.append("Exit codes: 0 ok, 1 findings/differences, 64 usage, 65 malformed input, 66 missing input,")

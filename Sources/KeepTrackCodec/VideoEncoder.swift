@@ -33,6 +33,16 @@ public final class VideoEncoder {
         public var isHDR: Bool { transfer == Int32(AVCOL_TRC_ARIB_STD_B67.rawValue) || transfer == Int32(AVCOL_TRC_SMPTE2084.rawValue) }
     }
 
+    /// Frames per second as numerator/denominator (30000/1001).
+    public struct FrameRate: Equatable, Sendable {
+        public var numerator: Int32
+        public var denominator: Int32
+        public init(numerator: Int32, denominator: Int32) {
+            self.numerator = numerator
+            self.denominator = denominator
+        }
+    }
+
     public struct Settings: Sendable {
         public var codec: Codec
         public var width: Int
@@ -40,14 +50,14 @@ public final class VideoEncoder {
         /// `AV_PIX_FMT_YUV420P` or `AV_PIX_FMT_YUV420P10LE`.
         public var pixelFormat: Int32
         public var timeBase: Int32
-        /// Average frame rate (numerator/denominator) for rate control; frames still carry their own times.
-        public var frameRate: (Int32, Int32)
+        /// Average frame rate for rate control; frames still carry their own times.
+        public var frameRate: FrameRate
         public var crf: Double
         public var preset: String
         public var colour: Colour?
         /// 0: every core.
         public var threads: Int = 0
-        public init(codec: Codec, width: Int, height: Int, pixelFormat: Int32, timeBase: Int32, frameRate: (Int32, Int32),
+        public init(codec: Codec, width: Int, height: Int, pixelFormat: Int32, timeBase: Int32, frameRate: FrameRate,
                     crf: Double, preset: String, colour: Colour?) {
             self.codec = codec
             self.width = width
@@ -82,7 +92,7 @@ public final class VideoEncoder {
         context.pointee.height = Int32(settings.height)
         context.pointee.pix_fmt = AVPixelFormat(rawValue: settings.pixelFormat)
         context.pointee.time_base = AVRational(num: 1, den: settings.timeBase)
-        context.pointee.framerate = AVRational(num: settings.frameRate.0, den: settings.frameRate.1)
+        context.pointee.framerate = AVRational(num: settings.frameRate.numerator, den: settings.frameRate.denominator)
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         context.pointee.thread_count = Int32(settings.threads)

@@ -41,9 +41,9 @@ enum Demo {
         let previous = FileManager.default.currentDirectoryPath
         FileManager.default.changeCurrentDirectoryPath(folder.path)
         defer { FileManager.default.changeCurrentDirectoryPath(previous) }
-        let (captured, read) = Console.capturing()
-        let code = MediaCommandLine.run(relative, console: captured)
-        let output = read()
+        let capture = Console.capturing()
+        let code = MediaCommandLine.run(relative, console: capture.console)
+        let output = capture.output
         let text = output.out + output.error
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
             console.print(line.isEmpty ? "" : "   " + line)

@@ -31,7 +31,7 @@ extension Reframer {
         let averageRate = analysis.frameTimes.count > 1 && span > 0 ? Double(analysis.frameTimes.count - 1) / span : 30
         let rational = av_d2q(averageRate, 100_000)
         var settings = VideoEncoder.Settings(codec: codec, width: outputSize.width, height: outputSize.height, pixelFormat: outputFormat,
-                                             timeBase: timescale, frameRate: (rational.num, rational.den), crf: crf,
+                                             timeBase: timescale, frameRate: .init(numerator: rational.num, denominator: rational.den), crf: crf,
                                              preset: preset, colour: analysis.colour)
         settings.threads = 0
         return EncodeChoice(codec: codec, crf: crf, preset: preset, pixelFormat: outputFormat, settings: settings)

@@ -81,7 +81,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(help.code, 0)
         XCTAssertTrue(help.out.contains("Usage: keeptrack levels"), help.out)
         let overview = try XCTUnwrap(runTool(keeptrack, ["help"]))
-        for (name, _) in KeepTrackCommandLine.mediaCommandSummaries { XCTAssertTrue(overview.out.contains("  \(name) "), name) }
+        for command in KeepTrackCommandLine.mediaCommandSummaries { XCTAssertTrue(overview.out.contains("  \(command.name) "), command.name) }
         let folder = TemporaryFolder()
         let sample = try writeVariant("iphone", in: folder)
         let levels = try XCTUnwrap(runTool(keeptrack, ["levels", "--json", sample]))

@@ -50,9 +50,9 @@ final class TemporaryFolder {
 
 /// Runs the command line in-process (the full table: container and media commands) and captures what it prints.
 func runCLI(_ arguments: [String]) -> (code: Int32, out: String, error: String) {
-    let (console, read) = Console.capturing()
-    let code = MediaCommandLine.run(arguments, console: console)
-    let output = read()
+    let capture = Console.capturing()
+    let code = MediaCommandLine.run(arguments, console: capture.console)
+    let output = capture.output
     return (code, output.out, output.error)
 }
 

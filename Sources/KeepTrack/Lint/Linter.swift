@@ -68,9 +68,9 @@ public enum Linter {
             return FileLintResult(path: path, findings: lint(try Movie.open(path: path)), error: nil)
         } catch let error as KeepTrackError {
             if error.exitCode == ExitCode.dataError {
-                if let (movie, repair) = try? FragmentOffsetRepair.openRepaired(path: path) {
-                    let finding = LintFinding(rule: .fragmentOffsetsStale, message: repair.summary + "; `keeptrack fix` repairs them")
-                    return FileLintResult(path: path, findings: [finding] + lint(movie), error: nil)
+                if let repaired = try? FragmentOffsetRepair.openRepaired(path: path) {
+                    let finding = LintFinding(rule: .fragmentOffsetsStale, message: repaired.repair.summary + "; `keeptrack fix` repairs them")
+                    return FileLintResult(path: path, findings: [finding] + lint(repaired.movie), error: nil)
                 }
                 return FileLintResult(path: path, findings: [LintFinding(rule: .malformed, message: error.description)], error: error)
             }

@@ -48,7 +48,7 @@ public struct FragmentOffsetRepair: Sendable, Equatable {
 
     /// `source` as it reads once repaired (nothing is written).
     public func repaired(_ source: ByteSource) throws -> PatchedByteSource {
-        try PatchedByteSource(source, patches: patches.map { ($0.offset, $0.new) })
+        try PatchedByteSource(source, patches: patches.map { PatchedByteSource.Patch(offset: $0.offset, bytes: $0.new) })
     }
 
     /// Writes the patches into the file at `path` (each field checked against the file first, so a
@@ -60,10 +60,16 @@ public struct FragmentOffsetRepair: Sendable, Equatable {
 
     /// The movie at `path` read through its repair, when it needs one and the evidence holds; nil
     /// when the file needs none (or none explains it).
-    public static func openRepaired(path: String) throws -> (Movie, FragmentOffsetRepair)? {
+    public static func openRepaired(path: String) throws -> Repaired? {
         let source = try FileByteSource(path: path)
         guard let repair = try find(in: source) else { return nil }
-        return (try Movie(source: repair.repaired(source), checkingFragmentOffsets: false), repair)
+        return Repaired(movie: try Movie(source: repair.repaired(source), checkingFragmentOffsets: false), repair: repair)
+    }
+
+    /// A movie read through its repair, and the repair.
+    public struct Repaired {
+        public let movie: Movie
+        public let repair: FragmentOffsetRepair
     }
 
     /// The repair of a movie that opened (its fragments read right): only stale `mfra/tfra`
@@ -108,7 +114,7 @@ public struct FragmentOffsetRepair: Sendable, Equatable {
             }
         }
         if !patches.isEmpty {
-            let patched = try PatchedByteSource(source, patches: patches.map { ($0.offset, $0.new) })
+            let patched = try PatchedByteSource(source, patches: patches.map { PatchedByteSource.Patch(offset: $0.offset, bytes: $0.new) })
             guard let movie = try? Movie(source: patched, checkingFragmentOffsets: false), isExplained(movie, candidates, boxes: boxes, moofs: moofs) else { return nil }
         }
         let shifts = Set(candidates.map { Int64(bitPattern: $0.value.base &- $0.value.recorded) }).sorted()

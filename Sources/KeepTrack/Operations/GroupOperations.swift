@@ -55,8 +55,8 @@ public enum GroupOperations {
             let movie = try Movie.open(path: input)
             return (movie, FragmentOffsetRepair.indexRepair(movie))
         } catch let error as KeepTrackError where error.exitCode == ExitCode.dataError {
-            guard let (movie, repair) = try? FragmentOffsetRepair.openRepaired(path: input) else { throw error }
-            return (movie, repair)
+            guard let repaired = try? FragmentOffsetRepair.openRepaired(path: input) else { throw error }
+            return (repaired.movie, repaired.repair)
         }
     }
 

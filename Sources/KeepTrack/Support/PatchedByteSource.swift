@@ -2,11 +2,21 @@
 /// applied, without writing anything (`fix IN OUT` never touches IN).
 public final class PatchedByteSource: ByteSource {
     public let base: ByteSource
+    /// Bytes that replace the base's from `offset` on.
+    public struct Patch: Sendable, Equatable {
+        public var offset: UInt64
+        public var bytes: [UInt8]
+        public init(offset: UInt64, bytes: [UInt8]) {
+            self.offset = offset
+            self.bytes = bytes
+        }
+    }
+
     /// Replacements in ascending, non-overlapping order.
-    let patches: [(offset: UInt64, bytes: [UInt8])]
+    let patches: [Patch]
 
     /// `patches` must lie inside `base` and not overlap (checked: a bad repair must not read garbage).
-    public init(_ base: ByteSource, patches: [(offset: UInt64, bytes: [UInt8])]) throws {
+    public init(_ base: ByteSource, patches: [Patch]) throws {
         let sorted = patches.sorted { $0.offset < $1.offset }
         var end: UInt64 = 0
         for patch in sorted {
