@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the release build under PREFIX (default /usr/local): both executables, libfacedetection with
-# its OpenMP runtime, the man page, bash/zsh/fish completions and the licences. The executables find
-# the library through an $ORIGIN-relative RUNPATH (Package.swift), so the installed tool keeps working
+# Installs the release build (KEEPTRACK_BUILD_DIR, default .build/release) under PREFIX (default
+# /usr/local): both executables, libfacedetection with its OpenMP runtime, the man page, bash/zsh/fish
+# completions and the licences. The executables find the library through an $ORIGIN-relative RUNPATH (Package.swift), so the installed tool keeps working
 # after the checkout is deleted. Every installed file is listed in PREFIX/share/keeptrack/installed-files,
 # which `scripts/install.sh --uninstall PREFIX` (make uninstall) removes again.
 set -euo pipefail
@@ -25,7 +25,9 @@ if ((uninstall)); then
     exit 0
 fi
 
-build=.build/release
+# `make install` installs the release build; InstallTests (run by `make test`, which makes no release build)
+# installs the test build's executables through this same script: KEEPTRACK_BUILD_DIR=.build/debug.
+build="${KEEPTRACK_BUILD_DIR:-.build/release}"
 for binary in keeptrack keeptrack-media; do
     [ -x "$build/$binary" ] || { echo "install: $build/$binary is missing: run 'make build' first" >&2; exit 66; }
 done
