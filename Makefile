@@ -38,10 +38,14 @@ bench: build
 fuzz: build
 	Fuzz/run.sh $(FUZZ_SECONDS)
 
-# The harness is built by swiftc from the sources (Fuzz/run.sh), not from the release build.
+# The harness is built by swiftc from the sources (Fuzz/run.sh), not from the release build. The smoke
+# runs FUZZ_SMOKE_JOBS processes for FUZZ_SMOKE_SECONDS: 2 x 30 s makes as many executions as the one
+# 60 s process it replaces, in half the wall time on 2 cores.
+FUZZ_SMOKE_SECONDS ?= 30
+FUZZ_SMOKE_JOBS ?= 2
 fuzz-smoke: setup
 	Fuzz/run.sh replay
-	Fuzz/run.sh $(FUZZ_SECONDS)
+	FUZZ_JOBS=$(FUZZ_SMOKE_JOBS) Fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
 
 # Installs keeptrack, keeptrack-media, libfacedetection, the man page and completions under PREFIX.
 install: build

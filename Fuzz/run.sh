@@ -30,7 +30,9 @@ if [ ! -x "$binary" ] || [ -n "$(find Sources/KeepTrack Sources/KeepTrackCodec/V
     # instrumentation (instrumented, it cost a fifth of the CPU and counted its own edges).
     swiftc -parse-as-library -O -wmo -module-name KeepTrackFuzzMutator -c Fuzz/BoxMutator.swift -o "$out/mutator.o" \
         2> "$out/build.log" || { cat "$out/build.log"; exit 1; }
-    swiftc -sanitize="$sanitize" -parse-as-library -O -wmo -module-name KeepTrack \
+    # -num-threads: LLVM's code generation of the whole-module build spread over the cores (as SwiftPM's
+    # release build does); the same optimised code, in half the wall time on 2 cores (make test).
+    swiftc -sanitize="$sanitize" -parse-as-library -O -wmo -num-threads "$(nproc 2>/dev/null || echo 2)" -module-name KeepTrack \
         $sources Fuzz/FuzzEntry.swift Fuzz/ParameterSetTarget.swift "$out/mutator.o" -o "$binary" 2>> "$out/build.log" || { cat "$out/build.log"; exit 1; }
 fi
 options=(-max_len=262144 -rss_limit_mb=2048 -timeout=5 -artifact_prefix="$out/" -print_final_stats=1)
