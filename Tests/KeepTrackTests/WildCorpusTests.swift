@@ -261,8 +261,11 @@ struct WildFileRun {
             let result = keeptrack([command, input, output] + extra)
             var verdict = exitZero(result) ?? nothingWritten(result, "nothing written")
             if result.code == 0, FileManager.default.fileExists(atPath: output) {
-                let kept = (try? FFprobe.probe(output, packets: false))?.streams.compactMap(\.trackID) ?? []
-                verdict = kept.allSatisfy(allIDs.contains) ? outputVerdict(output, probe, info, kept: kept, whole: kept == allIDs, chapters: chapterIDs)
+                // One ffprobe answer (packets included) tells which tracks were kept and is the one judged.
+                let written = try? FFprobe.probe(output)
+                let kept = written?.streams.compactMap(\.trackID) ?? []
+                verdict = kept.allSatisfy(allIDs.contains)
+                    ? outputVerdict(output, probe, info, kept: kept, whole: kept == allIDs, chapters: chapterIDs, written: written)
                     : .silentlyWrong("output tracks \(kept) are not among the source's \(allIDs)")
             }
             record(command, command, result, verdict)
@@ -400,12 +403,13 @@ struct WildFileRun {
 
     /// The output's tracks `kept` against the source's, by track id: ffprobe's packets equal,
     /// mediainfo's tracks equal (all of them for a `whole` output, those with an id otherwise).
+    /// `written`: ffprobe's report of `output` when the caller already asked for it (with packets).
     func outputVerdict(_ output: String, _ probe: FFprobe.Report?, _ info: MediaInfo.Report?, kept: [UInt32],
-                       whole: Bool, chapters: Set<UInt32>) -> Outcome.Verdict {
+                       whole: Bool, chapters: Set<UInt32>, written known: FFprobe.Report? = nil) -> Outcome.Verdict {
         guard FileManager.default.fileExists(atPath: output) else { return .silentlyWrong("exit 0 but no output file") }
         guard let probe else { return .silentlyWrong("wrote an output from a file ffprobe cannot open; nothing can confirm it") }
         let written: FFprobe.Report
-        do { written = try FFprobe.probe(output) } catch { return .silentlyWrong("ffprobe cannot open the output (\(error))") }
+        do { written = try known ?? FFprobe.probe(output) } catch { return .silentlyWrong("ffprobe cannot open the output (\(error))") }
         let outputIDs = written.streams.compactMap(\.trackID)
         if outputIDs != kept { return .silentlyWrong("output tracks \(outputIDs), expected \(kept)") }
         for id in kept {
