@@ -1,3 +1,16 @@
+/// A camera path planned with a layout per shot, and the decisions behind it.
+public struct LayoutPlan: Sendable {
+    /// The path, with `layouts` (and the split windows of split shots).
+    public var path: CropPath
+    /// Per shot: who mattered, whom the camera followed, the layout.
+    public var shots: [SubjectChoice.Shot]
+
+    public init(path: CropPath, shots: [SubjectChoice.Shot]) {
+        self.path = path
+        self.shots = shots
+    }
+}
+
 extension CameraPathPlanner {
     /// Plans the path with a deliberate choice of subject and a layout per shot (`SubjectChoice`): the camera
     /// follows, at each analysed frame, only the face chosen there (or, when the people who matter fit in one
@@ -8,7 +21,7 @@ extension CameraPathPlanner {
     /// crop's own size).
     public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], layout mode: LayoutMode,
                      choice settings: SubjectChoice.Settings = SubjectChoice.Settings(),
-                     splitWindow: SplitSize? = nil) -> (path: CropPath, shots: [SubjectChoice.Shot]) {
+                     splitWindow: SplitSize? = nil) -> LayoutPlan {
         let frameTimes = Self.strictlyIncreasing(rawTimes)
         let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
         let shots = ShotDetector.shots(frameCount: frameTimes.count, cuts: cuts)
@@ -18,16 +31,20 @@ extension CameraPathPlanner {
         let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var decisions: [SubjectChoice.Shot] = []
         var chosen: [DetectionSample] = []
+        var persons: [FaceTrack] = []  // the people of every shot (tracks that continue one another joined)
         for shot in shots {
             let decision = chooser.decide(shot: shot, samples: usable, tracks: tracks, frameTimes: frameTimes, mode: mode)
             decisions.append(decision)
+            let people = SubjectChoice.persons(of: tracks.filter { shot.contains($0.firstFrame) }, choice: chooser).map(\.track)
+            persons += people
+            let personByID = Dictionary(people.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let inShot = usable.filter { shot.contains($0.frameIndex) }
             guard !decision.people.isEmpty else {
                 chosen += inShot  // nobody's face: people and motion as before
                 continue
             }
             let subjectAt = Dictionary(decision.subjects.map { ($0.frameIndex, $0.track) }, uniquingKeysWith: { a, _ in a })
-            let group = decision.groupFits ? decision.mattering.compactMap { byID[$0] } : []
+            let group = decision.groupFits ? decision.mattering.compactMap { personByID[$0] } : []
             for sample in inShot {
                 var kept = DetectionSample(frameIndex: sample.frameIndex, faces: [], people: [], motion: sample.motion)
                 if !group.isEmpty {
@@ -46,9 +63,9 @@ extension CameraPathPlanner {
         var path = plan(frameTimes: rawTimes, samples: chosen, cuts: cuts)
         path.layouts = decisions.map(\.layout)
         let crop = SplitSize(width: cropWidth, height: cropHeight)
-        addSplitWindows(to: &path, decisions: decisions, samples: usable, tracks: tracks, frameTimes: frameTimes, cuts: cuts,
+        addSplitWindows(to: &path, decisions: decisions, samples: usable, tracks: persons, frameTimes: frameTimes, cuts: cuts,
                         window: splitWindow ?? SplitGeometry(crop: crop, output: crop).window)
-        return (path, decisions)
+        return LayoutPlan(path: path, shots: decisions)
     }
 
     /// The track's face at `frame`, or at its sighting nearest in time.

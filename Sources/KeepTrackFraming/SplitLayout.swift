@@ -34,18 +34,38 @@ public struct SplitGeometry: Equatable, Sendable {
 /// The size of a split window or of the output it is scaled into.
 public typealias SplitSize = PixelSize
 
+/// The top-left corner of a split window, in display pixels (even).
+public struct WindowCorner: Equatable, Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+
+    public init(x: Int, y: Int) {
+        self.x = x
+        self.y = y
+    }
+}
+
 /// The two windows of one frame of a split shot: top-left corners in display pixels (even).
 public struct SplitWindows: Equatable, Sendable {
-    public var top: (x: Int, y: Int)
-    public var bottom: (x: Int, y: Int)
+    /// The window shown in the upper half.
+    public var top: WindowCorner
+    /// The window shown in the lower half.
+    public var bottom: WindowCorner
 
-    public init(top: (x: Int, y: Int), bottom: (x: Int, y: Int)) {
+    public init(top: WindowCorner, bottom: WindowCorner) {
         self.top = top
         self.bottom = bottom
     }
+}
 
-    public static func == (lhs: SplitWindows, rhs: SplitWindows) -> Bool {
-        lhs.top == rhs.top && lhs.bottom == rhs.bottom
+/// The two window rectangles of one frame of a split shot, in source (display) pixels.
+public struct SplitRects: Equatable, Sendable {
+    public var top: FrameRect
+    public var bottom: FrameRect
+
+    public init(top: FrameRect, bottom: FrameRect) {
+        self.top = top
+        self.bottom = bottom
     }
 }
 
@@ -56,11 +76,11 @@ extension CropPath {
     }
 
     /// The two window rectangles of frame `index` (source pixels), when its shot is split.
-    public func splitRects(frame index: Int) -> (top: FrameRect, bottom: FrameRect)? {
+    public func splitRects(frame index: Int) -> SplitRects? {
         guard let windows = split(frame: index) else { return nil }
         let width = Double(splitSize.width), height = Double(splitSize.height)
-        return (FrameRect(x: Double(windows.top.x), y: Double(windows.top.y), width: width, height: height),
-                FrameRect(x: Double(windows.bottom.x), y: Double(windows.bottom.y), width: width, height: height))
+        return SplitRects(top: FrameRect(x: Double(windows.top.x), y: Double(windows.top.y), width: width, height: height),
+                          bottom: FrameRect(x: Double(windows.bottom.x), y: Double(windows.bottom.y), width: width, height: height))
     }
 }
 
@@ -115,8 +135,8 @@ extension CameraPathPlanner {
         path.splitWindows = [SplitWindows?](repeating: nil, count: path.offsets.count)
         for (shot, positions) in across {
             for frame in shot {
-                let top = horizontal ? (paths[0][frame], positions[0]) : (positions[0], paths[0][frame])
-                let bottom = horizontal ? (paths[1][frame], positions[1]) : (positions[1], paths[1][frame])
+                let top = horizontal ? WindowCorner(x: paths[0][frame], y: positions[0]) : WindowCorner(x: positions[0], y: paths[0][frame])
+                let bottom = horizontal ? WindowCorner(x: paths[1][frame], y: positions[1]) : WindowCorner(x: positions[1], y: paths[1][frame])
                 path.splitWindows[frame] = SplitWindows(top: top, bottom: bottom)
             }
         }

@@ -24,7 +24,15 @@ public enum LayoutMode: String, Sendable, CaseIterable {
 /// Importance of a face at one analysed frame is its detector confidence × its size (the square root of its
 /// area over the frame height) × its centrality (1 at the frame's centre, 0.5 at a corner); a person's
 /// importance in a shot is the sum over the frames they are seen in divided by the shot's analysed frames,
-/// so persistence counts as much as size. The subject starts as the most important of the people seen first
+/// so persistence counts as much as size.
+///
+/// The layout rests only on evidence that persists, so that one detection more or less cannot change it: a
+/// person is a face track together with the tracks that continue it (the same face lost and found again); who
+/// matters is judged by how prominent they typically are (their median sighting's importance, against the
+/// most prominent person's) and by being seen on a minimum share of the shot's analysed frames and on at
+/// least `minimumSightings` of them — not by a sum one detection can tip; people who matter but are never seen
+/// together need no shared layout (the camera follows one at a time); and a group fits one crop even if one
+/// of the frames where they are seen together does not fit. The subject starts as the most important of the people seen first
 /// and changes only when another person has been at least `hysteresis` times as important over the surrounding
 /// `windowSeconds` (look-ahead: the whole clip is known) and the current subject has been held for
 /// `minimumHoldSeconds`, or when the current subject's track has ended; two people of similar weight never
@@ -37,10 +45,14 @@ public struct SubjectChoice: Sendable {
         public var minimumHoldSeconds = 2.0
         /// Importance over time is measured over this many seconds on each side of an analysed frame.
         public var windowSeconds = 1.5
-        /// People whose shot importance is at least this fraction of the most important person's matter...
+        /// People whose typical sighting is at least this fraction as important as the most prominent person's
+        /// (among those seen often enough) matter...
         public var matterFraction = 0.35
-        /// ...when they are seen on at least this fraction of the shot's analysed frames.
+        /// ...when they are seen on at least this fraction of the shot's analysed frames...
         public var minimumPresence = 0.3
+        /// ...and on at least this many of them (all of them in a shot analysed fewer times): one sighting is
+        /// never enough.
+        public var minimumSightings = 2
         /// Around each face of a group, this many face widths must fit in the crop too (head and shoulders).
         public var groupMarginInFaceWidths = 0.6
         /// The people who matter share one crop when their group fits on at least this fraction of the
@@ -64,14 +76,20 @@ public struct SubjectChoice: Sendable {
         public var importance: Double
         /// Fraction of the shot's analysed frames the person is seen in.
         public var presence: Double
+        /// Analysed frames the person is seen in.
+        public var sightings: Int = 0
+        /// The median importance of one of the person's sightings (`score`): what one detection more or less
+        /// barely moves. Who matters is decided on it and on `presence`.
+        public var typicalScore: Double = 0
     }
 
     /// What was decided for one shot.
     public struct Shot: Equatable, Sendable {
         public var frames: Range<Int>
-        /// Everyone seen in the shot, most important first.
+        /// Everyone seen in the shot, most important first (a person's `track` is the first of the tracks that
+        /// continue one another).
         public var people: [Person]
-        /// The tracks of the people who matter (most important first).
+        /// The people who matter (their `Person.track`, most important first).
         public var mattering: [Int]
         /// Whether the people who matter fit in one crop (then the crop follows the group).
         public var groupFits: Bool
@@ -120,35 +138,83 @@ public struct SubjectChoice: Sendable {
         let inShot = samples.filter { shot.contains($0.frameIndex) }.sorted { $0.frameIndex < $1.frameIndex }
         let sampleCount = Double(max(inShot.count, 1))
         let own = tracks.filter { shot.contains($0.firstFrame) }
-        let people = own.map { track in
-            Person(track: track.id, importance: track.points.reduce(0) { $0 + score($1.detection) } / sampleCount,
-                   presence: Double(track.points.count) / sampleCount)
+        let persons = Self.persons(of: own, choice: self)
+        let people = persons.map { person -> Person in
+            let scores = person.points.map { score($0.detection) }.sorted()
+            let middle = scores.count / 2
+            return Person(track: person.id, importance: scores.reduce(0, +) / sampleCount,
+                          presence: Double(person.points.count) / sampleCount, sightings: person.points.count,
+                          typicalScore: scores.count % 2 == 1 ? scores[middle] : (scores[middle - 1] + scores[middle]) / 2)
         }.sorted { ($0.importance, -$0.track) > ($1.importance, -$1.track) }
-        let top = people.first?.importance ?? 0
-        let mattering = people.filter { $0.importance >= settings.matterFraction * top && $0.presence >= settings.minimumPresence }.map(\.track)
-        let byID = Dictionary(own.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let groupFits = mattering.count > 1 && fits(mattering.compactMap { byID[$0] }, samples: inShot)
+        let sightingsNeeded = min(settings.minimumSightings, inShot.count)
+        let present = people.filter { $0.presence >= settings.minimumPresence && $0.sightings >= sightingsNeeded }
+        let top = present.map(\.typicalScore).max() ?? 0
+        let mattering = present.filter { $0.typicalScore >= settings.matterFraction * top }.map(\.track)
+        let byID = Dictionary(persons.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let group = mattering.compactMap { byID[$0] }
+        let together = mattering.count > 1 && seenTogether(group, samples: inShot)
+        let groupFits = together && fits(group, samples: inShot)
         let pair = splitPair(mattering: mattering, people: people, tracks: byID)
         let layout: ShotLayout
         switch mode {
         case .follow: layout = .follow
         case .fit: layout = .fit
-        case .split: layout = mattering.count > 1 ? .split : .follow
+        case .split: layout = together ? .split : .follow
         case .auto:
-            if mattering.count < 2 || groupFits { layout = .follow } else if pair.apart { layout = .split } else { layout = .fit }
+            if !together || groupFits { layout = .follow } else if pair.apart { layout = .split } else { layout = .fit }
         }
-        let (subjects, switches) = timeline(samples: inShot, tracks: own, frameTimes: frameTimes,
-                                            importance: Dictionary(people.map { ($0.track, $0.importance) }, uniquingKeysWith: { a, _ in a }))
+        // Every track of a person weighs what the person does when the first subject is picked.
+        var importance: [Int: Double] = [:]
+        for person in people { for track in persons.first(where: { $0.id == person.track })?.members ?? [] { importance[track] = person.importance } }
+        let (subjects, switches) = timeline(samples: inShot, tracks: own, frameTimes: frameTimes, importance: importance)
         return Shot(frames: shot, people: people, mattering: mattering, groupFits: groupFits, subjects: subjects,
                     layout: layout, pair: layout == .split ? pair.tracks : [], switches: switches)
+    }
+
+    /// One person of a shot: the points of face tracks that continue one another (each starting after the
+    /// previous one ended, where it ended — `isDifferentPerson` false — at a similar size), under the first
+    /// track's id.
+    public struct PersonTrack: Sendable {
+        public var track: FaceTrack
+        /// The ids of the tracks it is made of, in time order.
+        public var members: [Int]
+        public var id: Int { track.id }
+        public var points: [FaceTrack.Point] { track.points }
+    }
+
+    /// The people of `tracks` (one shot's): tracks that continue one another joined, in order of first sighting.
+    public static func persons(of tracks: [FaceTrack], choice: SubjectChoice) -> [PersonTrack] {
+        var persons: [PersonTrack] = []
+        for track in tracks.sorted(by: { ($0.firstFrame, $0.id) < ($1.firstFrame, $1.id) }) {
+            let continued = persons.indices.filter { index in
+                let before = persons[index].track
+                guard let last = before.points.last?.detection.box.width, let next = track.points.first?.detection.box.width,
+                      next > last / 2, next < last * 2 else { return false }  // a face of another size: someone else
+                return before.lastFrame < track.firstFrame && !choice.isDifferentPerson(from: before, to: track)
+            }.max { persons[$0].track.lastFrame < persons[$1].track.lastFrame }
+            if let continued {
+                persons[continued].track.points += track.points
+                persons[continued].members.append(track.id)
+            } else {
+                persons.append(PersonTrack(track: track, members: [track.id]))
+            }
+        }
+        return persons
+    }
+
+    /// Whether at least two of `group` are seen on one analysed frame, on two frames at least (one, in a shot
+    /// analysed once): people who are never on screen together need no layout showing them together.
+    func seenTogether(_ group: [PersonTrack], samples: [DetectionSample]) -> Bool {
+        let frames = samples.filter { sample in group.filter { $0.points.contains { $0.frameIndex == sample.frameIndex } }.count > 1 }.count
+        return frames >= min(2, samples.count)
     }
 
     /// The two most important people who matter, upper half first (further left, or up), and whether auto may
     /// split for them: exactly two matter, they hold `splitShare` of everyone's importance, each is seen on
     /// `splitPresence` of the frames and their median faces are `splitApart` crop lengths apart.
-    func splitPair(mattering: [Int], people: [Person], tracks: [Int: FaceTrack]) -> (tracks: [Int], apart: Bool) {
+    func splitPair(mattering: [Int], people: [Person], tracks: [Int: PersonTrack]) -> (tracks: [Int], apart: Bool) {
         guard mattering.count >= 2, let a = tracks[mattering[0]], let b = tracks[mattering[1]] else { return ([], false) }
-        func median(_ track: FaceTrack) -> Double {
+        func median(_ track: PersonTrack) -> Double {
             let values = track.points.map { axis == .horizontal ? $0.detection.box.midX : $0.detection.box.midY }.sorted()
             return values[values.count / 2]
         }
@@ -161,8 +227,10 @@ public struct SubjectChoice: Sendable {
         return ([first.id, second.id], apart)
     }
 
-    /// Whether the people of `group` fit in one crop (with room around each face) wherever two or more are seen.
-    func fits(_ group: [FaceTrack], samples: [DetectionSample]) -> Bool {
+    /// Whether the people of `group` fit in one crop (with room around each face) on `shareFraction` of the
+    /// frames where two or more are seen, one such frame not counted against them when there are three or more
+    /// (one stray detection).
+    func fits(_ group: [PersonTrack], samples: [DetectionSample]) -> Bool {
         var together = 0, fitting = 0
         for sample in samples {
             let boxes = group.compactMap { track in track.points.first { $0.frameIndex == sample.frameIndex }?.detection.box }
@@ -170,7 +238,8 @@ public struct SubjectChoice: Sendable {
             together += 1
             if span(of: boxes) <= cropLength { fitting += 1 }
         }
-        return together > 0 && Double(fitting) >= settings.shareFraction * Double(together)
+        let forgiven = together >= 3 ? min(fitting + 1, together) : fitting
+        return together > 0 && Double(forgiven) >= settings.shareFraction * Double(together)
     }
 
     /// The length along the axis that `boxes` need, with the group margin around each face.

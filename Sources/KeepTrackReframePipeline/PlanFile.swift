@@ -137,7 +137,7 @@ extension PlanFile {
         for (shotIndex, shot) in path.shots.enumerated() where path.layout(shot: shotIndex) == .split {
             for index in shot {
                 let frame = frames[index] as? [String: Any] ?? [:]
-                var corners: [(x: Int, y: Int)] = []
+                var corners: [WindowCorner] = []
                 for name in ["top", "bottom"] {
                     guard let corner = frame[name] as? [String: Any] else {
                         throw bad("frames[\(index)].\(name) is missing or not an object (layouts[\(shotIndex)] is split)")
@@ -145,7 +145,7 @@ extension PlanFile {
                     let x = try integer(corner["x"], "frames[\(index)].\(name).x"), y = try integer(corner["y"], "frames[\(index)].\(name).y")
                     guard (0...max(0, limitX)).contains(x) else { throw bad("frames[\(index)].\(name).x is \(x); the window fits at 0...\(limitX)") }
                     guard (0...max(0, limitY)).contains(y) else { throw bad("frames[\(index)].\(name).y is \(y); the window fits at 0...\(limitY)") }
-                    corners.append((x / 2 * 2, y / 2 * 2))
+                    corners.append(WindowCorner(x: x / 2 * 2, y: y / 2 * 2))
                 }
                 path.splitWindows[index] = SplitWindows(top: corners[0], bottom: corners[1])
             }

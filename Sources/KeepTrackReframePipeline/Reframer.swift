@@ -88,9 +88,10 @@ public enum Reframer {
                                      crop: crop, frameCount: analysis.frameTimes.count,
                                      splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         } else {
-            (path, summary.shotDecisions) = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts,
-                                                         layout: options.layout,
-                                                         splitWindow: splitGeometry(crop: crop, output: outputSize).window)
+            let planned = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts, layout: options.layout,
+                                       splitWindow: splitGeometry(crop: crop, output: outputSize).window)
+            path = planned.path
+            summary.shotDecisions = planned.shots
         }
         guard let destination else {
             // --plan-only: the plan and what it is made of, no movie.

@@ -223,6 +223,56 @@ final class LayoutTests: XCTestCase {
         }
     }
 
+    /// auto rests on evidence that persists, on real footage: with the detections the analysis made of each
+    /// clip, one detection added (a copy of a face found there, moved a third of the picture either way) or
+    /// removed on any analysed frame changes no layout of a shot analysed at least twice. (A shot the
+    /// analysis looked at once has no other evidence: there one face more is a second person.)
+    func testAutoIsNotTippedByOneDetectionOnFootage() throws {
+        for name in ["stage_cuts_audience.mp4", "two_people_apart.mp4", "talking_head_720p.mp4"] {
+            let movie = try Movie.open(path: try PersonDetectorTests.footage(name))
+            let video = try ReframeTracks(movie: movie).video
+            let entry = try XCTUnwrap(video.visualEntry)
+            let orientation = DisplayOrientation(rotation: video.header.rotation ?? 0, storedWidth: Int(entry.width), storedHeight: Int(entry.height))
+            let width = orientation.displayWidth, height = orientation.displayHeight
+            let crop = CameraPathPlanner.cropSize(sourceWidth: width, sourceHeight: height, aspectWidth: 9, aspectHeight: 16)
+            let analysis = try Reframer.analyse(movie, video, orientation: orientation, options: fastOptions,
+                                                outputPixels: crop.width * crop.height, detect: true, keep: false) { _, _ in }
+            let cuts = analysis.cuts().cuts
+            let planner = CameraPathPlanner(sourceWidth: width, sourceHeight: height, cropWidth: crop.width, cropHeight: crop.height)
+            func layouts(_ samples: [DetectionSample]) -> [ShotLayout] {
+                planner.plan(frameTimes: analysis.frameTimes, samples: samples, cuts: cuts, layout: .auto).shots.map(\.layout)
+            }
+            let base = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts, layout: .auto).shots
+            let judged = base.indices.filter { shot in analysis.samples.filter { base[shot].frames.contains($0.frameIndex) }.count >= 2 }
+            var changes = 0
+            var tipped: [String] = []
+            for (index, sample) in analysis.samples.enumerated() {
+                var variants: [(String, [DetectionSample])] = []
+                for (number, found) in sample.faces.enumerated() {
+                    var removed = analysis.samples
+                    removed[index].faces.remove(at: number)
+                    variants.append(("face \(number) of frame \(sample.frameIndex) removed", removed))
+                    for shift in [-1.0 / 3, 1.0 / 3] {
+                        var copy = found
+                        copy.box.x = min(max(0, found.box.x + shift * Double(width)), Double(width) - found.box.width)
+                        var added = analysis.samples
+                        added[index].faces.append(copy)
+                        variants.append(("a copy of face \(number) at x \(Int(copy.box.midX)) on frame \(sample.frameIndex)", added))
+                    }
+                }
+                for (change, samples) in variants {
+                    changes += 1
+                    let result = layouts(samples)
+                    for shot in judged where result[shot] != base[shot].layout { tipped.append("\(change): shot \(shot) \(result[shot])") }
+                }
+            }
+            print("\(name): auto \(base.map(\.layout.rawValue)), \(judged.count) of \(base.count) shots analysed twice or more, \(changes) one-detection changes, tipped \(tipped.count)")
+            XCTAssertGreaterThan(changes, 10, name)
+            XCTAssertFalse(judged.isEmpty, name)
+            XCTAssertEqual(tipped, [], name)
+        }
+    }
+
     /// A plan edited to show a shot as fit renders exactly what --layout fit renders; bad layouts are refused
     /// naming the field; --layout with --plan is a usage error.
     func testAnEditedPlanChangesTheLayout() throws {

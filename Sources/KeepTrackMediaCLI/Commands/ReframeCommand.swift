@@ -63,8 +63,10 @@ enum ReframeCommand {
         centrality, summed over the frames they are seen in, so persistence counts); another person takes over
         only when 1.5 times as important over the surrounding 3 s and after the subject was held 2 s, or when the
         subject's track ends, so the camera never turns back and forth between two people. When the people who
-        matter (at least 35 % of the top importance, seen on 30 % of the shot) fit in one crop, it frames them
-        together. --layout fit shows the whole picture across the middle of the output over a blurred (shrunk to
+        matter (a typical sighting at least 35 % as important as the most prominent person's, seen on 30 % of the
+        shot's analysed frames and on two of them; a face lost and found again is one person) fit in one crop,
+        it frames them together; people never seen together need no shared layout, so one detection more or
+        less does not change a shot's layout. --layout fit shows the whole picture across the middle of the output over a blurred (shrunk to
         a sixteenth and grown back), darkened copy of its centre. --layout split stacks two people: each half of
         the output (a thin black divider between them) shows a window of the half's aspect, as wide as the follow
         crop, following one of the two people who matter most (upper: the one further left) with the same path
