@@ -18,6 +18,9 @@ public struct CropPath: Equatable, Sendable {
     public var splitWindows: [SplitWindows?] = []
     /// The size of each split window in source pixels (0×0 when no shot is split).
     public var splitSize = SplitSize(width: 0, height: 0)
+    /// For `split` shots: the faces each window followed (upper window first), for its statistics
+    /// (`SplitWindowStatistics`); empty for a plan read from a file.
+    public var splitFaces: [[Sighting]] = []
 
     /// How shot number `shot` is shown.
     public func layout(shot: Int) -> ShotLayout { shot >= 0 && shot < layouts.count ? layouts[shot] : .follow }

@@ -87,6 +87,55 @@ public struct SubjectCoverage: Equatable, Sendable {
     }
 }
 
+/// How one window of the split shots (the upper or the lower half) behaves, as the main crop's statistics
+/// do for a followed crop: its own path over the split shots (moving frames, largest step and reversals: no
+/// jitter; speed and acceleration), how often the face it follows is inside it, and how it centres that face.
+public struct SplitWindowStatistics: Equatable, Sendable {
+    public var path: PathStatistics
+    public var coverage: SubjectCoverage
+    public var framing: FramingStatistics
+
+    /// The statistics of the lower window (`lower`) or the upper one; nil when no shot is split.
+    public init?(path: CropPath, lower: Bool, frameTimes: [Double]) {
+        guard let window = path.splitWindowPath(lower: lower) else { return nil }
+        self.path = PathStatistics(path: window, frameTimes: frameTimes)
+        framing = FramingStatistics(path: window, faces: Self.everyFrame(window.subjectFaces, frameTimes: frameTimes, shots: window.shots),
+                                    frameTimes: frameTimes)
+        // Inside the window's rectangle (its position across the axis too), on the frames of split shots.
+        var coverage = SubjectCoverage(path: window, faces: [])
+        let frame = FrameRect(x: 0, y: 0, width: Double(path.sourceWidth), height: Double(path.sourceHeight))
+        for face in window.subjectFaces {
+            guard let rects = path.splitRects(frame: face.frameIndex), frame.contains(face.box),
+                  face.box.width <= Double(path.splitSize.width), face.box.height <= Double(path.splitSize.height) else { continue }
+            coverage.possibleFrames += 1
+            if (lower ? rects.bottom : rects.top).contains(face.box) { coverage.framesInside += 1 }
+        }
+        self.coverage = coverage
+    }
+
+    /// Faces on every frame between two sightings of one shot at most `gap` seconds apart, interpolated (the
+    /// detections are sparse; rests are judged on consecutive frames).
+    static func everyFrame(_ faces: [Sighting], frameTimes: [Double], shots: [Range<Int>], gap: Double = 0.75) -> [Sighting] {
+        let sorted = faces.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
+        var result: [Sighting] = []
+        for (index, face) in sorted.enumerated() {
+            result.append(face)
+            guard index + 1 < sorted.count else { continue }
+            let next = sorted[index + 1]
+            let duration = frameTimes[next.frameIndex] - frameTimes[face.frameIndex]
+            guard duration > 0, duration <= gap, shots.contains(where: { $0.contains(face.frameIndex) && $0.contains(next.frameIndex) }) else { continue }
+            for frame in (face.frameIndex + 1)..<next.frameIndex {
+                let t = (frameTimes[frame] - frameTimes[face.frameIndex]) / duration
+                func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * t }
+                result.append(Sighting(frameIndex: frame, box: FrameRect(x: mix(face.box.x, next.box.x), y: mix(face.box.y, next.box.y),
+                                                                         width: mix(face.box.width, next.box.width),
+                                                                         height: mix(face.box.height, next.box.height))))
+            }
+        }
+        return result
+    }
+}
+
 /// How the crop frames the face, the way a camera operator is judged: at rest the face on the crop's
 /// centre line, while moving within the central 40 %. `faces` are per-frame boxes (ground truth or another
 /// detector's), in frame order; frames without a face are simply absent.

@@ -75,6 +75,24 @@ extension CropPath {
         index >= 0 && index < splitWindows.count ? splitWindows[index] : nil
     }
 
+    /// One split window's own path (the upper one, or the lower one) as a crop path of the window's size
+    /// whose shots are the split shots only, with the faces it followed as its subject's: for
+    /// `PathStatistics` and `FramingStatistics`. Nil when no shot is split.
+    public func splitWindowPath(lower: Bool) -> CropPath? {
+        let shotsSplit = shots.indices.filter { layout(shot: $0) == .split }.map { shots[$0] }
+        guard !shotsSplit.isEmpty, splitWindows.count == offsets.count else { return nil }
+        let horizontal = axis == .horizontal
+        let offsets = splitWindows.map { windows -> Int in
+            guard let windows else { return 0 }
+            let corner = lower ? windows.bottom : windows.top
+            return horizontal ? corner.x : corner.y
+        }
+        let faces = splitFaces.count == 2 ? splitFaces[lower ? 1 : 0] : []
+        return CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: splitSize.width,
+                        cropHeight: splitSize.height, offsets: offsets, shots: shotsSplit, subjectTracks: shotsSplit.map { _ in nil },
+                        subjectFaces: faces)
+    }
+
     /// The two window rectangles of frame `index` (source pixels), when its shot is split.
     public func splitRects(frame index: Int) -> SplitRects? {
         guard let windows = split(frame: index) else { return nil }
@@ -132,6 +150,7 @@ extension CameraPathPlanner {
                                         cropHeight: horizontal ? sourceHeight : window.height, settings: windowSettings)
         let paths = perPerson.map { planner.plan(frameTimes: frameTimes, samples: $0, cuts: cuts).offsets }
         path.splitSize = window
+        path.splitFaces = perPerson.map { samples in samples.flatMap { sample in sample.faces.map { Sighting(frameIndex: sample.frameIndex, box: $0.box) } } }
         path.splitWindows = [SplitWindows?](repeating: nil, count: path.offsets.count)
         for (shot, positions) in across {
             for frame in shot {

@@ -11,8 +11,9 @@ import KeepTrackFraming
 /// right, position along the crop's axis top to bottom): the crop's extent dark green and its centre
 /// green, subject red, other faces yellow, people cyan, cuts orange, the frames shown above white ticks.
 /// A band above the plot says each shot's layout (follow blue, fit violet, split pink; a legend under the
-/// plot). Tiles of fit shots outline the whole picture and show it fitted into the output (over its darkened
-/// centre); tiles of split shots outline both windows and show them stacked.
+/// plot). Tiles of fit shots outline the whole picture and show it fitted into the output over its blurred,
+/// darkened centre; tiles of split shots outline both windows and show them stacked: both drawn by the
+/// renderers the encoder uses (`PreviewRendering`), at the tile's size.
 struct ContactSheet {
     static let crop = RGBImage.Colour(0, 255, 0)
     static let cropBand = RGBImage.Colour(0, 72, 0)
@@ -89,7 +90,7 @@ struct ContactSheet {
         return found
     }
 
-    init(path: CropPath, samples: [DetectionSample], frameTimes: [Double], captured: [(frame: Int, image: RGBImage)], count: Int = 10) {
+    init(path: CropPath, samples: [DetectionSample], frameTimes: [Double], captured: [(frame: Int, image: RGBImage)], count: Int = 10) throws {
         let frames = Self.chooseFrames(shots: path.shots, captured: captured.map(\.frame), frameCount: path.offsets.count, count: count)
         let pictures = Dictionary(captured.map { ($0.frame, $0.image) }, uniquingKeysWith: { first, _ in first })
         let pictureWidth = captured.first?.image.width ?? 0, pictureHeight = captured.first?.image.height ?? 0
@@ -124,7 +125,7 @@ struct ContactSheet {
                 if let windows = path.splitRects(frame: frame) { shown = .split(windows.top, windows.bottom) } else { shown = .crop(path.rect(frame: frame)) }
             case .follow: shown = .crop(path.rect(frame: frame))
             }
-            drawTile(tile, picture: picture, shown: shown, detections: detections, subject: subjectFace, scaleX: scaleX, scaleY: scaleY)
+            try drawTile(tile, picture: picture, shown: shown, detections: detections, subject: subjectFace, scaleX: scaleX, scaleY: scaleY)
             let time = frameTimes.indices.contains(frame) ? frameTimes[frame] - (frameTimes.first ?? 0) : 0
             Self.write(String(format: "%d  %.2fs", frame, time), into: &image, x: x, y: y - Self.labelHeight + 2)
             tiles.append(tile)
@@ -142,7 +143,7 @@ struct ContactSheet {
     }
 
     private mutating func drawTile(_ tile: Tile, picture: RGBImage, shown: Shown, detections: DetectionSample?, subject: FrameRect?,
-                                   scaleX: Double, scaleY: Double) {
+                                   scaleX: Double, scaleY: Double) throws {
         func scaled(_ rect: FrameRect) -> (x: Int, y: Int, width: Int, height: Int) {
             let left = Int((rect.x * scaleX).rounded()), top = Int((rect.y * scaleY).rounded())
             let right = Int(((rect.x + rect.width) * scaleX).rounded()), bottom = Int(((rect.y + rect.height) * scaleY).rounded())
@@ -154,6 +155,9 @@ struct ContactSheet {
         var source = picture
         var windows: [(x: Int, y: Int, width: Int, height: Int)] = []
         let output = (x: tile.outputX, y: tile.y, width: tile.outputWidth, height: tile.outputHeight)
+        // Fit and split tiles are rendered at the crop's size (the output's aspect; the encoder's blur and
+        // divider at that size) and shown smaller.
+        let renderSize = SplitSize(width: Int((Double(tile.outputWidth) / scaleX).rounded()), height: Int((Double(tile.outputHeight) / scaleY).rounded()))
         switch shown {
         case .crop(let crop):
             // The crop of the same picture; the picture darkened outside it.
@@ -165,24 +169,27 @@ struct ContactSheet {
             source.darken(x: window.x, y: 0, width: window.width, height: window.y, factor: 0.45)
             source.darken(x: window.x, y: window.y + window.height, width: window.width, height: picture.height, factor: 0.45)
         case .fit:
-            // The whole picture is shown: across the middle of the output, over its darkened centre.
+            // The whole picture is shown: as the fit renderer draws it (sharp across the middle of the output,
+            // over a blurred, darkened copy of its centre).
             windows = [(0, 0, picture.width, picture.height)]
-            image.draw(picture, fromX: (picture.width - output.width) / 2, fromY: (picture.height - output.height) / 2,
-                       width: output.width, height: output.height, atX: output.x, y: output.y)
-            image.darken(x: output.x, y: output.y, width: output.width, height: output.height, factor: 0.45)
-            let fitted = FitRenderer.foreground(source: (picture.width, picture.height), output: (output.width, output.height))
-            image.drawScaled(picture, from: (0, 0, picture.width, picture.height),
-                             to: (output.x + fitted.x, output.y + fitted.y, fitted.width, fitted.height))
+            image.fillRect(x: output.x, y: output.y, width: output.width, height: output.height, RGBImage.Colour(0, 0, 0))
+            image.draw(try PreviewRendering.fit(picture, output: renderSize, width: output.width, height: output.height), atX: output.x, y: output.y)
         case .split(let top, let bottom):
-            // Both windows, stacked in the output's halves with a black divider; the picture darkened outside them.
+            // Both windows, as the split renderer stacks them in the output's halves with a black divider; the
+            // picture darkened outside them.
             windows = [scaled(top), scaled(bottom)]
             source.darken(x: 0, y: 0, width: picture.width, height: picture.height, factor: 0.45)
-            let half = output.height * 49 / 100
-            image.fillRect(x: output.x, y: output.y, width: output.width, height: output.height, RGBImage.Colour(0, 0, 0))
-            for (index, window) in windows.enumerated() {
+            for window in windows {
                 source.draw(picture, fromX: window.x, fromY: window.y, width: window.width, height: window.height, atX: window.x, y: window.y)
-                image.drawScaled(picture, from: window, to: (output.x, output.y + index * (output.height - half), output.width, half))
             }
+            func inPicture(_ rect: FrameRect) -> FrameRect {
+                FrameRect(x: rect.x * scaleX, y: rect.y * scaleY, width: rect.width * scaleX, height: rect.height * scaleY)
+            }
+            image.fillRect(x: output.x, y: output.y, width: output.width, height: output.height, RGBImage.Colour(0, 0, 0))
+            image.draw(try PreviewRendering.split(picture, crop: SplitSize(width: tile.outputWidth, height: tile.outputHeight),
+                                                  top: inPicture(top), bottom: inPicture(bottom), output: renderSize,
+                                                  width: output.width, height: output.height),
+                       atX: output.x, y: output.y)
         }
         if let detections {
             for person in detections.people {

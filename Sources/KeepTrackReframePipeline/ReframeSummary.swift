@@ -23,6 +23,8 @@ public struct ReframeSummary: Sendable {
     public var path: CropPath?
     public var statistics: PathStatistics?
     public var coverage: SubjectCoverage?
+    /// For a path with split shots: the upper and the lower window's statistics (empty otherwise).
+    public var splitStatistics: [SplitWindowStatistics] = []
     /// Per shot: who mattered, whom the camera followed, the layout (empty when a plan was given).
     public var shotDecisions: [SubjectChoice.Shot] = []
     public var analysedFrames = 0
@@ -97,6 +99,22 @@ public struct ReframeSummary: Sendable {
                 ("reversals", .int(Int64(statistics.reversals))), ("largestStep", .int(Int64(statistics.largestStep))),
             ])))
         }
+        if splitStatistics.count == 2 {
+            fields.append(("splitWindows", .object(zip(["top", "bottom"], splitStatistics).map { name, window in
+                (name, .object([
+                    ("framesInside", .int(Int64(window.coverage.framesInside))), ("framesPossible", .int(Int64(window.coverage.possibleFrames))),
+                    ("coverage", .double((window.coverage.fraction * 10000).rounded() / 10000)),
+                    ("movingFrames", .int(Int64(window.path.movingFrames))), ("maximumSpeed", .double(window.path.maximumSpeed.rounded())),
+                    ("maximumAcceleration", .double(window.path.maximumAcceleration.rounded())),
+                    ("reversals", .int(Int64(window.path.reversals))), ("largestStep", .int(Int64(window.path.largestStep))),
+                    ("restFrames", .int(Int64(window.framing.restFrames))),
+                    ("largestRestOffset", .double((window.framing.largestRestOffset * 10000).rounded() / 10000)),
+                    ("meanRestOffset", .double((window.framing.meanRestOffset * 10000).rounded() / 10000)),
+                    ("movingFramesCentral", .int(Int64(window.framing.movingFramesCentral))),
+                    ("centralFraction", .double((window.framing.centralFraction * 10000).rounded() / 10000)),
+                ]))
+            })))
+        }
         if let preview { fields.append(("preview", preview)) }
         fields.append(("tracks", .object([
             ("kept", .array(keptTracks.map { .int(Int64($0)) })),
@@ -116,6 +134,7 @@ extension Reframer {
         summary.path = path
         summary.statistics = PathStatistics(path: path, frameTimes: analysis.frameTimes)
         summary.coverage = SubjectCoverage(path: path, faces: path.subjectFaces)
+        summary.splitStatistics = [false, true].compactMap { SplitWindowStatistics(path: path, lower: $0, frameTimes: analysis.frameTimes) }
         summary.analysedFrames = analysis.samples.count
         summary.decodedForAnalysis = analysis.analysedFrames.count
         summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count

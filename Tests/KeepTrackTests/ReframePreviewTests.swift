@@ -156,9 +156,10 @@ final class ReframePreviewTests: XCTestCase {
     /// layout colour over the shot's columns (legend: follow blue, fit violet, split pink); the fit tile
     /// outlines the whole picture and the split tile both windows; the plot's band covers the whole length
     /// in the fit shot and both windows' extents in the split one.
-    func testTheLayoutBandShowsEachShotsLayout() throws {
-        let folder = TemporaryFolder()
-        let source = try ReframePlanTests.clip(in: folder)  // 640x360, 60 frames: crop 202x360, split windows 202x178
+    /// A 640x360 clip (60 frames: crop 202x360, split windows 202x178) and its plan edited into three shots
+    /// shown follow (0-19), fit (20-39) and split (40-59: windows at (20, 10) and (400, 170)).
+    static func threeShotPlan(in folder: TemporaryFolder) throws -> (source: String, plan: String) {
+        let source = try ReframePlanTests.clip(in: folder)
         let written = runCLI(["reframe", source, "--plan-only", "--plan-out", folder.path("plan.json")])
         XCTAssertEqual(written.code, 0, written.error)
         var plan = try ReframePlanTests.plan(folder.path("plan.json"))
@@ -172,8 +173,14 @@ final class ReframePreviewTests: XCTestCase {
         }
         plan["frames"] = frames
         try JSONSerialization.data(withJSONObject: plan).write(to: URL(fileURLWithPath: folder.path("edited.json")))
+        return (source, folder.path("edited.json"))
+    }
+
+    func testTheLayoutBandShowsEachShotsLayout() throws {
+        let folder = TemporaryFolder()
+        let (source, edited) = try Self.threeShotPlan(in: folder)
         let sheetFile = folder.path("sheet.png")
-        let run = runCLI(["reframe", source, "--plan-only", "--plan", folder.path("edited.json"), "--preview", sheetFile, "--json"])
+        let run = runCLI(["reframe", source, "--plan-only", "--plan", edited, "--preview", sheetFile, "--json"])
         XCTAssertEqual(run.code, 0, run.error)
         let summary = try Self.json(run.out)
         XCTAssertEqual((summary["layout"] as? [String: Any])?["shots"] as? [String], ["follow", "fit", "split"])
@@ -225,6 +232,55 @@ final class ReframePreviewTests: XCTestCase {
         XCTAssertEqual(pixel(plotColumn(50) + 1, plotRow(60)), cropBand, "split: the upper window (x 20-222)")
         XCTAssertEqual(pixel(plotColumn(50) + 1, plotRow(560)), cropBand, "split: the lower window (x 400-602)")
         XCTAssertNotEqual(pixel(plotColumn(50) + 1, plotRow(310)), cropBand, "split: nothing between the windows")
+    }
+
+    /// The fit and split tiles show what the encoder outputs: each tile's output frame against ffmpeg's decode
+    /// of the rendered movie at that frame, scaled to the tile (PSNR), for a plan edited into follow, fit and
+    /// split shots; in the fit tiles the rows above and below the sharp picture are the blurred, darkened
+    /// background the movie has (not a sharp copy of the picture).
+    func testFitAndSplitTilesShowWhatTheEncoderOutputs() throws {
+        let folder = TemporaryFolder()
+        let (source, edited) = try Self.threeShotPlan(in: folder)  // testsrc2: sharp patterns a blur changes
+        let sheetFile = folder.path("sheet.png"), movie = folder.path("out.mp4")
+        let run = runCLI(["reframe", source, movie, "--plan", edited, "--preview", sheetFile, "--preset", "ultrafast",
+                          "--crf", "12", "--json"])
+        XCTAssertEqual(run.code, 0, run.error)
+        let preview = try XCTUnwrap(try Self.json(run.out)["preview"] as? [String: Any])
+        let sheet = try Self.decoded(sheetFile)
+        func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            let error = zip(a, b).reduce(0.0) { $0 + (Double($1.0) - Double($1.1)) * (Double($1.0) - Double($1.1)) } / Double(max(a.count, 1))
+            return error == 0 ? 99 : 10 * log10(255 * 255 / error)
+        }
+        var checked: Set<String> = []
+        for tile in try XCTUnwrap(preview["frames"] as? [[String: Any]]) {
+            let frame = try XCTUnwrap(tile["frame"] as? Int), x0 = try XCTUnwrap(tile["outputX"] as? Int), y0 = try XCTUnwrap(tile["y"] as? Int)
+            let width = try XCTUnwrap(tile["outputWidth"] as? Int), height = try XCTUnwrap(tile["outputHeight"] as? Int)
+            guard frame >= 20 else { continue }
+            let layout = frame < 40 ? "fit" : "split"
+            // The movie's frame as ffmpeg decodes it, scaled (area average) to the tile's size (even, as rendered).
+            let w = width / 2 * 2, h = height / 2 * 2
+            let reference = [UInt8](try XCTUnwrap(runToolData("ffmpeg", ["-v", "error", "-i", movie, "-vf", "select=eq(n\\,\(frame)),scale=\(w):\(h):flags=area",
+                                                                        "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])))
+            XCTAssertEqual(reference.count, w * h * 3)
+            func rows(_ range: Range<Int>, of pixels: (Int, Int) -> [UInt8]) -> [UInt8] {
+                range.flatMap { y in (0..<w).flatMap { x in pixels(x, y) } }
+            }
+            func ours(_ x: Int, _ y: Int) -> [UInt8] { let at = ((y0 + y) * sheet.width + x0 + x) * 3; return Array(sheet.rgb[at..<at + 3]) }
+            func theirs(_ x: Int, _ y: Int) -> [UInt8] { let at = (y * w + x) * 3; return Array(reference[at..<at + 3]) }
+            let whole = psnr(rows(0..<h, of: ours), rows(0..<h, of: theirs))
+            print("\(layout) tile of frame \(frame) (\(w)x\(h)) against the movie's frame: PSNR \(whole) dB")
+            XCTAssertGreaterThan(whole, layout == "fit" ? 35 : 24, "frame \(frame): the \(layout) tile is not what the encoder output")
+            if layout == "fit" {
+                // Above the sharp picture: the blurred background (a sharp copy would differ much more).
+                let band = FitRenderer.foreground(source: (640, 360), output: (w, h))
+                let background = psnr(rows(0..<band.y, of: ours), rows(0..<band.y, of: theirs))
+                print("  background rows 0..<\(band.y): PSNR \(background) dB")
+                XCTAssertGreaterThan(band.y, 10)
+                XCTAssertGreaterThan(background, 35, "frame \(frame): the fit tile's background is not the blurred one")
+            }
+            checked.insert(layout)
+        }
+        XCTAssertEqual(checked, ["fit", "split"])
     }
 
     func testEachShotStartsATileAndTheRestAreSpreadOut() {

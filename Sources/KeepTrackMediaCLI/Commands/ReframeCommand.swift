@@ -25,7 +25,7 @@ enum ReframeCommand {
             .value(.preview, "FILE.png", "Also write a contact sheet: frames across the clip with the crop, faces and people drawn, each beside its output frame, and a plot of the crop and subject over time with the cuts and each shot's layout marked."),
             .flag(.planOnly, "Analyse and plan only: write --plan-out FILE and/or --preview FILE.png and the summary, encode nothing (no OUT)."),
             .value(.plan, "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
-            .flag(.json, "Print a JSON summary at the end (subject coverage, shots, path statistics, timings)."),
+            .flag(.json, "Print a JSON summary at the end (subject coverage, shots, path statistics and each split window's, timings)."),
             .flag(.force, "Replace OUT if it exists."),
         ],
         discussion: """
