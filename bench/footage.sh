@@ -5,7 +5,7 @@
 # Reproduce: make build && bench/footage.sh   (RUNS=3 by default; prints a Markdown table for BENCHMARKS.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-KT=.build/release/keeptrack
+KT=${KT:-.build/release/keeptrack}  # KT=path/to/keeptrack compares another build
 FOOTAGE=../shared/fixtures/footage
 work=$(mktemp -d /tmp/keeptrack-bench-footage.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -17,33 +17,59 @@
 /// since the last detection, and only when the budget holds both costs;
 /// their cost is charged up front and refunded when the face detector did find a face on that picture
 /// (the body detector then does not run).
+///
+/// With a `Reduction`, a detection may look at a smaller picture (`Decision.detectReduced`, costing
+/// `Costs.reducedFace`) while the latest known detection found faces that are all large enough to be found
+/// there too; the full picture again at a likely cut, once nobody (or only a small face) was found, and at
+/// least every `Reduction.refreshInterval` frames (a small newcomer is not missed for long). Reduced
+/// detections keep the rhythm full ones would have (the same count) and put what they save in a reserve
+/// that later full detections draw on: a cut or a returning person is looked at sooner, not more cheaply.
 public struct DetectionSchedule: Sendable, Equatable {
     /// Estimated costs in one unit (any: the measured defaults use nanoseconds of CPU on the reference machine).
     public struct Costs: Sendable, Equatable {
         public var earnedPerFrame: Double
         public var face: Double
         public var people: Double
-        public init(earnedPerFrame: Double, face: Double, people: Double) {
+        /// A face detection on the reduced picture (`Reduction`); the full cost when there is none.
+        public var reducedFace: Double
+        public init(earnedPerFrame: Double, face: Double, people: Double, reducedFace: Double? = nil) {
             self.earnedPerFrame = earnedPerFrame
             self.face = face
             self.people = people
+            self.reducedFace = reducedFace ?? face
         }
 
         /// Measured on this project's 2-core reference machine (CPU time, FFmpeg 5.1, yuface 2023.5.1,
         /// OpenCV 4.6): libx264 `medium` spends about 1.7 ms per frame plus 62 ns per output pixel on 9:16
         /// crops of 240p–720p (3.7 ms a frame at 136×240, 19.7 ms at 406×720); YuNet (libfacedetection) about
         /// 245 ns per pixel of its picture on one thread; OpenCV's HOG people detector (scale step 1.05)
-        /// about 485 ns per pixel of its enlarged picture.
+        /// about 485 ns per pixel of its enlarged picture. (At 1080p the encode estimate is about 3× high:
+        /// 13.8 ms a frame measured; a lower one starved the re-detection of a returning face, BENCHMARKS.md.)
         public static let encodeNanosecondsPerFrame = 1_700_000.0
         public static let encodeNanosecondsPerPixel = 62.0
         public static let faceNanosecondsPerPixel = 245.0
         public static let peopleNanosecondsPerPixel = 485.0
 
-        /// Costs for an output of `outputPixels` per frame, face pictures of `facePixels`, body-detector
-        /// pictures of `peoplePixels`, spending `fraction` of a medium-preset encode on detection.
-        public static func measured(outputPixels: Int, facePixels: Int, peoplePixels: Int, fraction: Double) -> Costs {
+        /// Costs for an output of `outputPixels` per frame, face pictures of `facePixels` (reduced ones of
+        /// `reducedFacePixels`), body-detector pictures of `peoplePixels`, spending `fraction` of a
+        /// medium-preset encode on detection.
+        public static func measured(outputPixels: Int, facePixels: Int, peoplePixels: Int, fraction: Double,
+                                    reducedFacePixels: Int? = nil) -> Costs {
             Costs(earnedPerFrame: fraction * (encodeNanosecondsPerFrame + encodeNanosecondsPerPixel * Double(outputPixels)),
-                  face: faceNanosecondsPerPixel * Double(facePixels), people: peopleNanosecondsPerPixel * Double(peoplePixels))
+                  face: faceNanosecondsPerPixel * Double(facePixels), people: peopleNanosecondsPerPixel * Double(peoplePixels),
+                  reducedFace: reducedFacePixels.map { faceNanosecondsPerPixel * Double($0) })
+        }
+    }
+
+    /// When a detection may look at the reduced picture.
+    public struct Reduction: Sendable, Equatable {
+        /// The smallest face (height, in the unit of `Known.smallestFace`) the reduced picture still finds reliably.
+        public var minimumFace: Double
+        /// A full-picture detection at least this many frames after the last one.
+        public var refreshInterval: Int
+        public init(minimumFace: Double, refreshInterval: Int) {
+            self.minimumFace = minimumFace
+            self.refreshInterval = max(1, refreshInterval)
         }
     }
 
@@ -53,10 +79,13 @@ public struct DetectionSchedule: Sendable, Equatable {
         public var ranPeople: Bool
         /// Neither a face nor a person.
         public var foundNobody: Bool
-        public init(foundFace: Bool, ranPeople: Bool, foundNobody: Bool = false) {
+        /// The height of the smallest face found (any unit: the one of `Reduction.minimumFace`); nil: none.
+        public var smallestFace: Double?
+        public init(foundFace: Bool, ranPeople: Bool, foundNobody: Bool = false, smallestFace: Double? = nil) {
             self.foundFace = foundFace
             self.ranPeople = ranPeople
             self.foundNobody = foundNobody && !foundFace
+            self.smallestFace = foundFace ? smallestFace : nil
         }
     }
 
@@ -64,6 +93,8 @@ public struct DetectionSchedule: Sendable, Equatable {
         case skip
         /// Run the face detector; `people`: and the body detector if it finds no face.
         case detect(people: Bool)
+        /// Run the face detector on the reduced picture (never the body detector: faces are known).
+        case detectReduced
     }
 
     public var costs: Costs
@@ -72,22 +103,31 @@ public struct DetectionSchedule: Sendable, Equatable {
     public var peopleInterval: Int
     /// Most credit kept (a long stretch without detections does not buy a burst later).
     public var maximumCredit: Double
+    /// When detections may use the reduced picture; nil: never.
+    public var reduction: Reduction?
 
     public private(set) var credit: Double
+    /// What reduced detections saved against the full cost they were budgeted at: spent by full detections
+    /// (cuts, a returning person, refreshes) where the credit falls short. At most `maximumCredit`.
+    public private(set) var reserve = 0.0
     public private(set) var lastDetected: Int?
     public private(set) var lastPeople: Int?
+    /// The last detection on the full picture.
+    public private(set) var lastFull: Int?
     /// Detections decided so far, and whether each asked for people (for refunds).
     public private(set) var decided = 0
     private var askedPeople: [Bool] = []
     /// Until a detection is known, nobody has been found.
     private var latestFoundFace = false
     private var latestFoundNobody = false
+    private var latestSmallestFace: Double?
     private var lastEarned = 0
     /// Detections learnt about so far (`learn` must be called in submission order).
     public private(set) var learnt = 0
 
-    public init(costs: Costs, minimumInterval: Int, stillInterval: Int, peopleInterval: Int) {
+    public init(costs: Costs, minimumInterval: Int, stillInterval: Int, peopleInterval: Int, reduction: Reduction? = nil) {
         self.costs = costs
+        self.reduction = reduction
         self.minimumInterval = max(1, minimumInterval)
         self.stillInterval = max(self.minimumInterval, stillInterval)
         self.peopleInterval = max(1, peopleInterval)
@@ -102,25 +142,52 @@ public struct DetectionSchedule: Sendable, Equatable {
     public mutating func decide(frame: Int, likelyCut: Bool, still: Bool = false) -> Decision {
         earn(frames: frame - lastEarned)
         lastEarned = max(lastEarned, frame)
+        let reduced = !likelyCut && mayReduce(frame: frame)
+        // A reduced detection keeps the rhythm the budget gives full ones; what it saves goes to `reserve`.
+        let available = reduced ? credit : credit + reserve
         let due: Bool
         if let lastDetected {
-            due = likelyCut ? credit >= 0 : frame - lastDetected >= (still ? stillInterval : movingInterval) && credit >= costs.face
+            due = likelyCut ? available >= 0 : frame - lastDetected >= (still ? stillInterval : movingInterval) && available >= costs.face
         } else {
             due = true  // the first frame: the credit starts with one face and one people detection
         }
         guard due else { return .skip }
-        credit -= costs.face
+        lastDetected = frame
+        decided += 1
+        if reduced {
+            credit -= costs.face
+            reserve = min(maximumCredit, reserve + costs.face - costs.reducedFace)
+            askedPeople.append(false)
+            return .detectReduced
+        }
+        spend(costs.face)
+        lastFull = frame
         // Not on a picture that has not changed: the body detector would find what it found before.
-        let people = !latestFoundFace && !(still && !likelyCut) && credit >= costs.people
+        let people = !latestFoundFace && !(still && !likelyCut) && credit + reserve >= costs.people
             && lastPeople.map { frame - $0 >= peopleInterval } ?? true
         if people {
-            credit -= costs.people
+            spend(costs.people)
             lastPeople = frame
         }
-        lastDetected = frame
         askedPeople.append(people)
-        decided += 1
         return .detect(people: people)
+    }
+
+    /// Takes `cost` from the credit, and what the credit lacks from the reserve.
+    private mutating func spend(_ cost: Double) {
+        credit -= cost
+        guard credit < 0, reserve > 0 else { return }
+        let taken = min(reserve, -credit)
+        reserve -= taken
+        credit += taken
+    }
+
+    /// Whether a detection on `frame` that is not at a cut may use the reduced picture: the latest known
+    /// detection found faces, all at least `Reduction.minimumFace` tall, and a full one is not yet due.
+    func mayReduce(frame: Int) -> Bool {
+        guard let reduction, latestFoundFace, let smallest = latestSmallestFace, smallest >= reduction.minimumFace,
+              let lastFull else { return false }
+        return frame - lastFull < reduction.refreshInterval
     }
 
     /// While nobody is in view, three times as often (budget permitting), to find a returning person sooner.
@@ -129,7 +196,8 @@ public struct DetectionSchedule: Sendable, Equatable {
     /// Whether `decide(frame:)` would look at the `still` argument for this frame (it is worth computing).
     public func needsStillness(frame: Int) -> Bool {
         guard let lastDetected else { return false }
-        return frame - lastDetected >= movingInterval && credit + costs.earnedPerFrame * Double(frame - lastEarned) >= costs.face
+        let available = credit + (mayReduce(frame: frame) ? 0 : reserve) + costs.earnedPerFrame * Double(frame - lastEarned)
+        return frame - lastDetected >= movingInterval && available >= costs.face
     }
 
     /// What detection number `learnt` (0-based, in submission order) found.
@@ -138,6 +206,7 @@ public struct DetectionSchedule: Sendable, Equatable {
         if askedPeople[learnt] && !known.ranPeople { credit = min(maximumCredit, credit + costs.people) }
         latestFoundFace = known.foundFace
         latestFoundNobody = known.foundNobody
+        latestSmallestFace = known.smallestFace
         learnt += 1
     }
 

@@ -144,6 +144,8 @@ extension Reframer {
         let frameRate = video.video?.frameRate ?? 30
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
         var scaler: DetectionScaler?
+        /// The smaller picture for detections while the faces known are large (`DetectionSchedule.Reduction`).
+        var reducedScaler: DetectionScaler?
         var schedule: DetectionSchedule?
         var previousHistogram: [Double]?
         let personDetector = options.findPeople ? PersonDetector() : nil
@@ -173,12 +175,22 @@ extension Reframer {
                 let made = try DetectionScaler(orientation: orientation, longestSide: options.detectionSize, pixelFormat: frame.pointee.format)
                 scaler = made
                 let facePixels = made.displayWidth * made.displayHeight
+                var reduction: DetectionSchedule.Reduction?
+                if options.reducedDetectionSize > 0,
+                   options.reducedDetectionSize < max(made.scaledWidth, made.scaledHeight) {
+                    let reduced = try DetectionScaler(orientation: orientation, longestSide: options.reducedDetectionSize,
+                                                      pixelFormat: frame.pointee.format)
+                    reducedScaler = reduced
+                    reduction = DetectionSchedule.Reduction(minimumFace: ReframeOptions.reducedDetectionMinimumFace * reduced.scale,
+                                                            refreshInterval: Int((frameRate * ReframeOptions.fullDetectionInterval).rounded()))
+                }
                 let enlarged = personDetector?.upscale(height: made.displayHeight) ?? 0
                 let costs = DetectionSchedule.Costs.measured(outputPixels: outputPixels, facePixels: facePixels,
                                                              peoplePixels: Int(Double(facePixels) * enlarged * enlarged),
-                                                             fraction: options.detectionBudget)
+                                                             fraction: options.detectionBudget,
+                                                             reducedFacePixels: reducedScaler.map { $0.displayWidth * $0.displayHeight })
                 schedule = DetectionSchedule(costs: costs, minimumInterval: every, stillInterval: Int(frameRate.rounded()),
-                                             peopleInterval: Int((frameRate / 2).rounded()))
+                                             peopleInterval: Int((frameRate / 2).rounded()), reduction: reduction)
             }
             guard frame.pointee.format == analysis.pixelFormat, Int(frame.pointee.width) == orientation.storedWidth,
                   Int(frame.pointee.height) == orientation.storedHeight, let scaler, schedule != nil else {
@@ -207,14 +219,18 @@ extension Reframer {
                 still = FrameOperations.largestChange(current, lastThumbnail) < 4
                 thumbnail = current
             }
-            if detect, case .detect(let people) = schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still) {
+            let decision = detect ? schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still) : .skip
+            if decision != .skip {
+                var people = false
+                if case .detect(let asked) = decision { people = asked }
+                let picturing = decision == .detectReduced ? reducedScaler ?? scaler : scaler
                 let current = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
                 // What moved since the last detection: the subject where nobody is found at all.
                 let motion = orientation.rotation == 0
                     ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
                     : nil
                 lastThumbnail = current
-                detections.submit(frameIndex: index, picture: scaler.picture(frame), scale: scaler.scale, motion: motion, people: people)
+                detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people)
             }
             if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }

@@ -25,8 +25,12 @@ final class BackgroundDetections: @unchecked Sendable {
         /// The people detector ran on this picture (it was asked to and no face was found).
         var ranPeople = false
 
-        var known: DetectionSchedule.Known { DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople, foundNobody: foundNothing) }
+        var known: DetectionSchedule.Known {
+            DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople, foundNobody: foundNothing, smallestFace: smallestFace)
+        }
         var foundFace = false
+        /// Height of the smallest face found, in display pixels.
+        var smallestFace: Double?
     }
 
     /// Finds faces in a BGR picture.
@@ -115,7 +119,8 @@ final class BackgroundDetections: @unchecked Sendable {
                 if let error { failure = failure ?? error }
                 if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces, people: people, motion: motion)) }
                 let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
-                var state = State(foundNothing: faces.isEmpty && people.isEmpty, ranPeople: ranPeople, foundFace: !faces.isEmpty)
+                var state = State(foundNothing: faces.isEmpty && people.isEmpty, ranPeople: ranPeople, foundFace: !faces.isEmpty,
+                                  smallestFace: faces.map(\.box.height).min())
                 if let strongest, let lastFace {
                     let moved = ((strongest.midX - lastFace.midX) * (strongest.midX - lastFace.midX)
                         + (strongest.midY - lastFace.midY) * (strongest.midY - lastFace.midY)).squareRoot()

@@ -16,6 +16,16 @@ public struct ReframeOptions: Sendable {
     public var detectionsPerSecond = 3.0
     /// Longest side of the pictures the face detector sees.
     public var detectionSize = 480
+    /// Longest side of the smaller pictures it sees while every face known is large enough to be found there
+    /// (`DetectionSchedule.Reduction`: the full size again at cuts, when nobody or a small face was found,
+    /// and every `fullDetectionInterval` seconds); 0: always `detectionSize`.
+    public var reducedDetectionSize = 240
+    /// The smallest face height (pixels of the reduced picture) YuNet finds there as reliably as in the full
+    /// one: on the footage, every face at least 96 px tall in the 480 px picture was found again at 240
+    /// and at 160 px (40 of 40), faces of 64–96 px 58 of 62 times at 240 (BENCHMARKS.md, session 7).
+    public static let reducedDetectionMinimumFace = 48.0
+    /// Seconds between full-size detections at most while reduced ones are used.
+    public static let fullDetectionInterval = 3.0
     /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
     public var findPeople = true
     /// Analyse only the frames other frames reference (the encoding pass settles cuts between them), when

@@ -95,4 +95,78 @@ final class DetectionScheduleTests: XCTestCase {
         refund.learn(DetectionSchedule.Known(foundFace: true, ranPeople: false))
         XCTAssertEqual(refund.credit, 20)
     }
+    enum Kind: Equatable { case full, reduced }
+
+    /// Like `run`, with reduced detections: every detection finds faces whose smallest is `smallestFace(detection)`
+    /// tall (nil: nobody), learnt one detection later.
+    static func runReduced(_ schedule: inout DetectionSchedule, frames: Int, cut: (Int) -> Bool = { _ in false },
+                           smallestFace: (Int) -> Double? = { _ in 50 }) -> [(frame: Int, kind: Kind)] {
+        var decisions: [(Int, Kind)] = []
+        for frame in 0..<frames {
+            while schedule.learnt <= decisions.count - 1 {
+                let face = smallestFace(schedule.learnt)
+                schedule.learn(DetectionSchedule.Known(foundFace: face != nil, ranPeople: false, foundNobody: face == nil, smallestFace: face))
+            }
+            switch schedule.decide(frame: frame, likelyCut: cut(frame)) {
+            case .skip: break
+            case .detect: decisions.append((frame, .full))
+            case .detectReduced: decisions.append((frame, .reduced))
+            }
+        }
+        return decisions
+    }
+
+    static func reducing(earned: Double, refresh: Int = 60) -> DetectionSchedule {
+        DetectionSchedule(costs: .init(earnedPerFrame: earned, face: 40, people: 0, reducedFace: 10), minimumInterval: 10,
+                          stillInterval: 30, peopleInterval: 15, reduction: .init(minimumFace: 20, refreshInterval: refresh))
+    }
+
+    func testLargeKnownFacesAreLookedForOnTheReducedPictureWithAFullOneEveryRefreshInterval() {
+        var schedule = Self.reducing(earned: 1000)
+        let decisions = Self.runReduced(&schedule, frames: 130)
+        XCTAssertEqual(decisions.map(\.frame), Array(stride(from: 0, to: 130, by: 10)), "the same rhythm")
+        XCTAssertEqual(decisions.filter { $0.kind == .full }.map(\.frame), [0, 60, 120], "full first (nothing known), then every 60 frames")
+        // Without a reduction nothing changes: every detection is a full one.
+        var plain = DetectionSchedule(costs: .init(earnedPerFrame: 1000, face: 40, people: 0, reducedFace: 10), minimumInterval: 10,
+                                      stillInterval: 30, peopleInterval: 15)
+        XCTAssertEqual(Self.runReduced(&plain, frames: 130).filter { $0.kind == .reduced }.count, 0)
+    }
+
+    func testACutNobodyOrASmallFaceMeansTheFullPicture() {
+        var cut = Self.reducing(earned: 1000)
+        let atCut = Self.runReduced(&cut, frames: 130, cut: { $0 == 35 })
+        XCTAssertEqual(atCut.filter { $0.kind == .full }.map(\.frame), [0, 35, 95], "at the cut, and the refresh counts from it")
+        var small = Self.reducing(earned: 1000)
+        XCTAssertEqual(Self.runReduced(&small, frames: 100, smallestFace: { _ in 19 }).filter { $0.kind == .reduced }.count, 0,
+                       "a face below the reduced picture's reliable minimum")
+        // Detection 3 finds nobody (learnt before detection 4), detection 4 a small face, then large ones again.
+        var nobody = Self.reducing(earned: 1000)
+        let kinds = Self.runReduced(&nobody, frames: 100, smallestFace: { $0 == 3 ? nil : $0 == 4 ? 10 : 50 })
+        XCTAssertEqual(kinds.map(\.frame), [0, 10, 20, 30, 33, 43, 53, 63, 73, 83, 93], "nobody at 30: sooner")
+        XCTAssertEqual(kinds.map(\.kind), [.full, .reduced, .reduced, .reduced, .full, .full, .reduced, .reduced, .reduced, .reduced, .reduced])
+    }
+
+    /// Reduced detections keep the rhythm the budget gives full ones (the same count) at their own cost, and
+    /// what they save pays for full detections later: once the face is gone, the search for it is faster.
+    func testReducedDetectionsKeepTheCountAndTheirSavingsPayForTheSearchWhenTheFaceIsGone() {
+        var full = DetectionSchedule(costs: .init(earnedPerFrame: 1, face: 40, people: 0), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        var reduced = Self.reducing(earned: 1, refresh: 10_000)
+        let fullRun = Self.runReduced(&full, frames: 1200), reducedRun = Self.runReduced(&reduced, frames: 1200)
+        XCTAssertEqual(fullRun.count, 30, "the first, then one per 40 frames earned")
+        XCTAssertEqual(reducedRun.map(\.frame), fullRun.map(\.frame), "the same detections")
+        XCTAssertEqual(reducedRun.filter { $0.kind == .reduced }.count, 29)
+        XCTAssertEqual(reduced.reserve, 80, "the savings, up to the most credit kept")
+        // Faces on detections 0–5 (frames 0–200), nobody from detection 6 (frame 240) on, learnt before the next.
+        let gone: (Int) -> Double? = { $0 < 6 ? 50 : nil }  // detection 6 is frame 240
+        var plain = DetectionSchedule(costs: .init(earnedPerFrame: 1, face: 40, people: 0), minimumInterval: 10, stillInterval: 30, peopleInterval: 15)
+        var saving = Self.reducing(earned: 1, refresh: 10_000)
+        XCTAssertEqual(Array(Self.runReduced(&plain, frames: 300, smallestFace: gone).map(\.frame).prefix(8)), [0, 40, 80, 120, 160, 200, 240, 280])
+        let searched = Self.runReduced(&saving, frames: 300, smallestFace: gone)
+        XCTAssertEqual(Array(searched.map(\.frame).prefix(10)), [0, 40, 80, 120, 160, 200, 240, 243, 246, 280],
+                       "the reserve pays for two more looks before the budget's next one")
+        XCTAssertEqual(Array(searched.map(\.kind)[5...9]), [.reduced, .reduced, .full, .full, .full])
+        // What was spent (reduced detections at their own cost) stays within what was earned plus the first allowance.
+        var spent = 0.0
+        for (frame, kind) in searched { spent += kind == .full ? 40 : 10; XCTAssertLessThanOrEqual(spent, 40 + Double(frame) + 1e-9) }
+    }
 }

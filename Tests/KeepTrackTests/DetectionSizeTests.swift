@@ -33,12 +33,12 @@ final class DetectionSizeTests: XCTestCase {
     /// Converts one frame of this size and detects on it; returns how many bytes past a row the converter wrote.
     /// With `detected`, a picture whose width, height and row stride the detector already had is not detected on
     /// again (many source widths scale to the same detection picture; the detector sees only those three).
-    private func check(width: Int, height: Int, rotation: Int = 0, detector: FaceDetector, detected: DetectedSizes? = nil,
-                       file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+    private func check(width: Int, height: Int, rotation: Int = 0, longestSide: Int = 480, detector: FaceDetector,
+                       detected: DetectedSizes? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
         var frame: UnsafeMutablePointer<AVFrame>? = try gradientFrame(width: width, height: height)
         defer { av_frame_free(&frame) }
         let orientation = DisplayOrientation(rotation: rotation, storedWidth: width, storedHeight: height)
-        let scaler = try DetectionScaler(orientation: orientation, longestSide: 480, pixelFormat: AV_PIX_FMT_YUV420P.rawValue)
+        let scaler = try DetectionScaler(orientation: orientation, longestSide: longestSide, pixelFormat: AV_PIX_FMT_YUV420P.rawValue)
         let picture = scaler.picture(try XCTUnwrap(frame))
         XCTAssertEqual(picture.bgr.count, picture.rowStride * picture.height, file: file, line: line)
         XCTAssertGreaterThanOrEqual(picture.rowStride, picture.width * 3, file: file, line: line)
@@ -86,6 +86,10 @@ final class DetectionSizeTests: XCTestCase {
         let sizes = [(176, 144), (161, 121), (427, 241), (999, 361), (175, 143), (321, 179), (33, 31), (2, 2), (17, 481),
                      (240, 426), (270, 480), (360, 640), (144, 256), (405, 720), (1080, 1920), (1920, 1080), (4096, 2160)]
         for (width, height) in sizes { _ = try check(width: width, height: height, detector: detector) }
+        // The reduced picture of detections while the faces are large (DetectionSchedule.Reduction) is as safe.
+        let reduced = ReframeOptions().reducedDetectionSize
+        XCTAssertLessThan(reduced, 480)
+        for (width, height) in sizes { _ = try check(width: width, height: height, longestSide: reduced, detector: detector) }
         for (width, height) in [(426, 240), (458, 240), (300, 240), (1920, 1080)] {
             _ = try check(width: width, height: height, rotation: 90, detector: detector)
         }
