@@ -111,8 +111,10 @@ public struct FieldReader: FieldCoder {
 
 /// Encodes fields. A value that does not fit its field is an error, never silently cut.
 public struct FieldWriter: FieldCoder {
-    public var writer = ByteWriter()
+    var writer = ByteWriter()
     public init() {}
+    /// What has been encoded so far.
+    public var bytes: [UInt8] { writer.bytes }
     public var isDecoding: Bool { false }
     public var remaining: Int { Int.max }
     public func malformed(_ reason: String) -> KeepTrackError { .unsupported("cannot encode: \(reason)") }

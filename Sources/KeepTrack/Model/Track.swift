@@ -43,16 +43,18 @@ public struct VideoInfo: Sendable, Equatable {
 
 /// One `trak` with its headers decoded. The box itself stays as read; the writer copies it.
 public struct Track: Sendable {
-    public internal(set) var box: Box
+    /// The `trak` as read, or as edited by `replaceHeader`/`removeReferences` — which change `header`
+    /// and `references` with it, so the decoded views always describe these bytes.
+    public private(set) var box: Box
     /// Box path for messages, e.g. `moov/trak[3]`.
     public let path: String
-    public internal(set) var header: TrackHeaderBox
+    public private(set) var header: TrackHeaderBox
     public let mediaHeader: MediaHeaderBox
     public let handler: HandlerBox
     public let editList: EditListBox?
     public let extendedLanguage: ExtendedLanguageBox?
     /// Outgoing references: `fall` → [2] for the spatial track.
-    public internal(set) var references: [TrackReference]
+    public private(set) var references: [TrackReference]
     public let sampleEntries: [Box]
     /// Every sample of the track: the `stbl` samples, then those of every fragment in file order.
     public internal(set) var sampleTable: SampleTable
@@ -99,6 +101,52 @@ public struct Track: Sendable {
             throw KeepTrackError.malformed(path: path + "/mdia/minf/stbl/stsc", offset: sampleTable.boxOffsets["stsc"] ?? stbl.offset,
                 reason: "entry \(run / 3 + 1) names sample description \(triples[run + 2]), stsd has \(sampleEntries.count)")
         }
+    }
+
+    /// Re-encodes `tkhd` from `header` (bytes past the decoded fields kept as they were) and makes it the
+    /// track's header: the box and its decoded view change together.
+    mutating func replaceHeader(_ header: TrackHeaderBox) throws {
+        guard let tkhdIndex = box.children.firstIndex(where: { $0.type == "tkhd" }) else {
+            throw KeepTrackError.malformed(path: path, offset: box.offset, reason: "track has no tkhd")
+        }
+        let original = box.children[tkhdIndex].payload
+        let encoded = try header.encoded()
+        let payload = encoded + original.dropFirst(encoded.count)
+        box.modifyChildren { $0[tkhdIndex].content = .bytes(payload) }
+        self.header = header
+    }
+
+    /// Removes the references naming any of `ids` from `tref` (an emptied reference type and an empty
+    /// `tref` go too) and from `references` alike. Returns what was removed (`tref/fall → 2`), empty
+    /// when nothing named them.
+    mutating func removeReferences(to ids: Set<UInt32>) throws -> [String] {
+        var removed: [String] = []
+        var kept: [TrackReference] = []
+        for reference in references {
+            let remaining = reference.trackIDs.filter { !ids.contains($0) }
+            let gone = reference.trackIDs.filter { ids.contains($0) }
+            if !gone.isEmpty { removed.append("tref/\(reference.type) → \(gone.map(String.init).joined(separator: ", "))") }
+            if !remaining.isEmpty { kept.append(TrackReference(type: reference.type, trackIDs: remaining)) }
+        }
+        guard !removed.isEmpty else { return [] }
+        try box.modifyChildren { children in
+            guard let trefIndex = children.firstIndex(where: { $0.type == "tref" }) else { return }
+            var tref = children[trefIndex]
+            try tref.modifyChildren { referenceBoxes in
+                referenceBoxes = try referenceBoxes.compactMap { box in
+                    guard let view = try? TrackReferenceTypeBox(box: box) else { return box }
+                    let remaining = view.trackIDs.filter { !ids.contains($0) }
+                    if remaining.count == view.trackIDs.count { return box }
+                    if remaining.isEmpty { return nil }
+                    var edited = box
+                    edited.content = .bytes(try TrackReferenceTypeBox(trackIDs: remaining).encoded())
+                    return edited
+                }
+            }
+            if tref.children.isEmpty { children.remove(at: trefIndex) } else { children[trefIndex] = tref }
+        }
+        references = kept
+        return removed
     }
 
     static func checkLength(_ box: Box, path: String, minimum: Int) throws {

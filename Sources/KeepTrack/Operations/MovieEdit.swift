@@ -47,34 +47,9 @@ public struct MovieEdit: Sendable {
     /// Removes references naming any of `ids` from every kept track.
     public mutating func removeReferences(to ids: Set<UInt32>) throws {
         for index in tracks.indices {
-            let track = tracks[index]
-            var removed: [String] = []
-            var references: [TrackReference] = []
-            for reference in track.references {
-                let kept = reference.trackIDs.filter { !ids.contains($0) }
-                let gone = reference.trackIDs.filter { ids.contains($0) }
-                if !gone.isEmpty { removed.append("tref/\(reference.type) → \(gone.map(String.init).joined(separator: ", "))") }
-                if !kept.isEmpty { references.append(TrackReference(type: reference.type, trackIDs: kept)) }
-            }
+            let removed = try tracks[index].removeReferences(to: ids)
             guard !removed.isEmpty else { continue }
-            try tracks[index].box.modifyChildren { children in
-                guard let trefIndex = children.firstIndex(where: { $0.type == "tref" }) else { return }
-                var tref = children[trefIndex]
-                try tref.modifyChildren { referenceBoxes in
-                    referenceBoxes = try referenceBoxes.compactMap { box in
-                        guard let view = try? TrackReferenceTypeBox(box: box) else { return box }
-                        let kept = view.trackIDs.filter { !ids.contains($0) }
-                        if kept.count == view.trackIDs.count { return box }
-                        if kept.isEmpty { return nil }
-                        var edited = box
-                        edited.content = .bytes(try TrackReferenceTypeBox(trackIDs: kept).encoded())
-                        return edited
-                    }
-                }
-                if tref.children.isEmpty { children.remove(at: trefIndex) } else { children[trefIndex] = tref }
-            }
-            tracks[index].references = references
-            changes.append("track \(track.id): removed \(removed.joined(separator: "; "))")
+            changes.append("track \(tracks[index].id): removed \(removed.joined(separator: "; "))")
         }
     }
 
@@ -83,15 +58,7 @@ public struct MovieEdit: Sendable {
         guard let index = tracks.firstIndex(where: { $0.id == id }) else { return }
         var header = tracks[index].header
         guard let change = body(&header) else { return }
-        let box = tracks[index].box
-        guard let tkhdIndex = box.children.firstIndex(where: { $0.type == "tkhd" }) else {
-            throw KeepTrackError.malformed(path: tracks[index].path, offset: box.offset, reason: "track has no tkhd")
-        }
-        let original = box.children[tkhdIndex].payload
-        let encoded = try header.encoded()
-        let payload = encoded + original.dropFirst(encoded.count)
-        tracks[index].box.modifyChildren { $0[tkhdIndex].content = .bytes(payload) }
-        tracks[index].header = header
+        try tracks[index].replaceHeader(header)
         changes.append(change)
     }
 

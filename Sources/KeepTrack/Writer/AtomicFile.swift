@@ -11,7 +11,8 @@ private let systemLink = Darwin.link
 
 /// The atomic-commit half of `OutputFile`: a temporary file in the destination's folder that becomes
 /// the destination in one step or disappears. Where the file system supports it (Linux `O_TMPFILE`)
-/// the temporary is anonymous (no name until `commit` links it in, so even `kill -9` leaves nothing);
+/// the temporary is anonymous (no name until `commit` links it in, so even `kill -9` leaves nothing —
+/// except between the hidden link and the rename of a replacement, see `replace`);
 /// elsewhere it is a hidden `.NAME.keeptrack-XXXXXX`, registered for the opt-in signal cleanup.
 final class AtomicFile {
     let destination: String
