@@ -213,4 +213,56 @@ final class OutputFileTests: XCTestCase {
             XCTAssertEqual(try Self.contents(folder), optIn ? [] : temporary, "signal \(signalNumber), opt-in \(optIn)")
         }
     }
+
+    /// `--force` of an anonymous temporary links it to a hidden name and renames that over the destination.
+    /// A child process (this test binary again) is SIGKILLed exactly between the two calls (the library
+    /// type's `afterHiddenLink`): the destination is still the old file, and the complete new file is left
+    /// under the hidden link name. The next replacement of that destination keeps such a name while it may
+    /// belong to a replacement in flight (younger than `abandonedLinkAge`) and removes it after that.
+    func testKillBetweenLinkAndRenameLeavesAHiddenNameTheNextReplacementRemoves() throws {
+        let environment = ProcessInfo.processInfo.environment
+        if let destination = environment["KEEPTRACK_TEST_LINK_KILL_CHILD"] {
+            // Child role: dies of SIGKILL inside commit.
+            let file = try AtomicFile(destination: destination, overwrite: true, inputs: [], kind: .anonymous)
+            guard file.isAnonymous else { exit(4) }
+            let bytes = Array("new contents".utf8)
+            guard Glibc.write(file.descriptor, bytes, bytes.count) == bytes.count else { exit(5) }
+            file.afterHiddenLink = { kill(getpid(), SIGKILL) }
+            try file.commit()
+            exit(3)
+        }
+        let binary = CommandLine.arguments[0]
+        guard binary.hasSuffix(".xctest") else { throw unavailable("the test bundle is not an executable here (\(binary))") }
+        let folder = TemporaryFolder()
+        let destination = folder.path("out.mov")
+        try Data("old contents".utf8).write(to: URL(fileURLWithPath: destination))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["KeepTrackTests.OutputFileTests/testKillBetweenLinkAndRenameLeavesAHiddenNameTheNextReplacementRemoves"]
+        process.environment = environment.merging(["KEEPTRACK_TEST_LINK_KILL_CHILD": destination]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(process.terminationStatus, SIGKILL, "the child must die inside the commit")
+        XCTAssertEqual(try String(contentsOfFile: destination, encoding: .utf8), "old contents", "the destination is untouched")
+        let left = try Self.contents(folder).filter { $0 != "out.mov" }
+        XCTAssertEqual(left.count, 1, "\(left)")
+        let hidden = try XCTUnwrap(left.first)
+        XCTAssertTrue(hidden.hasPrefix(AtomicFile.hiddenLinkPrefix("out.mov")), hidden)
+        XCTAssertEqual(try String(contentsOfFile: folder.path(hidden), encoding: .utf8), "new contents", "the left name holds the whole new file")
+
+        // A replacement now: the hidden name is seconds old and could be another replacement's, so it stays.
+        try OutputFile.write(to: destination, overwrite: true) { try $0.write(Array("second".utf8)) }
+        XCTAssertEqual(try Self.contents(folder), [hidden, "out.mov"].sorted())
+        // Once it is old enough (here: any age) the next replacement removes it, and only it.
+        let file = try AtomicFile(destination: destination, overwrite: true, inputs: [], kind: .anonymous)
+        file.abandonedLinkAge = 0
+        let bytes = Array("third".utf8)
+        XCTAssertEqual(Glibc.write(file.descriptor, bytes, bytes.count), bytes.count)
+        try file.commit()
+        XCTAssertEqual(try Self.contents(folder), ["out.mov"])
+        XCTAssertEqual(try String(contentsOfFile: destination, encoding: .utf8), "third")
+    }
 }

@@ -27,6 +27,11 @@ final class AtomicFile {
     /// The destination's folder ("." for a bare name) and file name.
     private let folder: String
     private let name: String
+    /// Runs between the hidden link of a replacement and its rename (tests kill the process there).
+    var afterHiddenLink: (() -> Void)?
+    /// A hidden link name of a replacement older than this (by its ctime, which the link sets) was left
+    /// by a process killed in that moment; the next replacement of the same destination removes it.
+    var abandonedLinkAge: TimeInterval = 60
 
     /// How the temporary is made: `anonymous` (O_TMPFILE, falling back to a named one where the file
     /// system refuses it) or `named` (only the fallback; lets tests cover it on any file system).
@@ -62,6 +67,10 @@ final class AtomicFile {
 
     /// `.NAME.keeptrack-`: what every named temporary beside `NAME` starts with.
     static func hiddenPrefix(_ name: String) -> String { "." + name + ".keeptrack-" }
+
+    /// `.NAME.keeptrack-link-`: the hidden name an anonymous replacement has between its link and its
+    /// rename (mkstemp's six letters and digits never contain the dash).
+    static func hiddenLinkPrefix(_ name: String) -> String { hiddenPrefix(name) + "link-" }
 
     /// Refuses a destination that is one of `inputs` (directly or through a link, even with
     /// `overwrite`), that exists without `overwrite`, or that is a folder.
@@ -160,7 +169,7 @@ final class AtomicFile {
         if isAnonymous {
             var linked = false
             for _ in 0..<16 {
-                named = folder + "/" + Self.hiddenPrefix(name) + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+                named = folder + "/" + Self.hiddenLinkPrefix(name) + String(UInt32.random(in: 0...UInt32.max), radix: 36)
                 slot = TemporaryFileRegistry.shared.register(named)
                 do {
                     try link(temporaryPath, to: named)
@@ -172,11 +181,34 @@ final class AtomicFile {
                 }
             }
             guard linked else { throw KeepTrackError.cannotCreate("cannot find a free temporary name beside \(destination)") }
+            afterHiddenLink?()
         }
         guard rename(named, destination) == 0 else {
             let code = errno
             if isAnonymous { unlink(named) }
             throw KeepTrackError.cannotCreate("cannot move the finished file to \(destination): \(String(cString: strerror(code)))")
+        }
+        removeAbandonedLinks()
+    }
+
+    /// Removes hidden link names of earlier replacements of this destination that a SIGKILL between
+    /// link and rename left behind: only `hiddenLinkPrefix` names, only once `abandonedLinkAge` has
+    /// passed since they were linked (a replacement in flight holds its name for microseconds).
+    private func removeAbandonedLinks() {
+        let prefix = Self.hiddenLinkPrefix(name)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = Date().timeIntervalSince1970
+        for entry in names where entry.hasPrefix(prefix) {
+            let path = folder + "/" + entry
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let changed = info.st_ctimespec
+            #else
+            let changed = info.st_ctim
+            #endif
+            let linkedAt = Double(changed.tv_sec) + Double(changed.tv_nsec) / 1e9
+            if now - linkedAt >= abandonedLinkAge { unlink(path) }
         }
     }
 
