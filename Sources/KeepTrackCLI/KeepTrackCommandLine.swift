@@ -128,6 +128,7 @@ extension KeepTrackError {
     var commandLineDescription: String {
         switch self {
         case .outputExists: return description + "; use --force to replace it"
+        case .malformed where FragmentOffsetRepair.isRefusal(self): return description + "; `keeptrack fix` does (--in-place, or into a new file)"
         case .refused(let refusal):
             switch refusal.kind {
             case .wouldLeaveSilence: return description + " (use --allow-silence to remove it anyway)"

@@ -87,6 +87,11 @@ final class TaggerFlavourTests: XCTestCase {
             let remux = runCLI(["remux", broken, folder.path("refused.mp4")])
             XCTAssertEqual(remux.code, 65, "\(name)")
             XCTAssertTrue(remux.error.contains("/tfhd") && remux.error.contains("keeptrack fix"), "\(name): \(remux.error)")
+            XCTAssertThrowsError(try Movie.open(path: broken), name) { error in
+                // The library's refusal says a repair exists without naming a command or option (the CLI adds `keeptrack fix`).
+                XCTAssertTrue((error as? KeepTrackError).map(FragmentOffsetRepair.isRefusal) ?? false, "\(name): \(error)")
+                XCTAssertFalse("\(error)".contains("keeptrack") || "\(error)".contains("--"), "\(name): \(error)")
+            }
             XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("refused.mp4")))
             let check = runCLI(["fix", broken])
             XCTAssertEqual(check.code, 0, "\(name): \(check.error)")

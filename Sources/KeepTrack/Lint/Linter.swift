@@ -56,7 +56,7 @@ public enum Linter {
             findings.append(LintFinding(rule: .unreferencedMediaData, message: warning))
         }
         if let repair = FragmentOffsetRepair.indexRepair(movie) {
-            findings.append(LintFinding(rule: .fragmentIndexStale, message: repair.summary + "; `keeptrack fix` rewrites them"))
+            findings.append(LintFinding(rule: .fragmentIndexStale, message: repair.summary))
         }
         return findings
     }
@@ -69,7 +69,7 @@ public enum Linter {
         } catch let error as KeepTrackError {
             if error.exitCode == ExitCode.dataError {
                 if let repaired = try? FragmentOffsetRepair.openRepaired(path: path) {
-                    let finding = LintFinding(rule: .fragmentOffsetsStale, message: repaired.repair.summary + "; `keeptrack fix` repairs them")
+                    let finding = LintFinding(rule: .fragmentOffsetsStale, message: repaired.repair.summary)
                     return FileLintResult(path: path, findings: [finding] + lint(repaired.movie), error: nil)
                 }
                 return FileLintResult(path: path, findings: [LintFinding(rule: .malformed, message: error.description)], error: error)

@@ -43,7 +43,16 @@ public struct FragmentOffsetRepair: Sendable, Equatable {
         let first = patches[0]
         return .malformed(path: first.path, offset: first.offset,
             reason: "base data offset \(Self.value(first.old)) is stale: \(summary). Counted from each moof, the samples fill the mdat that follows it exactly; read as recorded they are other bytes. "
-                + "A tool grew the file in front of the fragments without updating them (ffmpeg's +global_sidx, mutagen, AtomicParsley); `keeptrack fix` repairs it (--in-place, or into a new file)")
+                + "A tool grew the file in front of the fragments without updating them (ffmpeg's +global_sidx, mutagen, AtomicParsley); " + Self.wayOut)
+    }
+
+    /// How `refusal` ends: the repair exists (a program offers it its own way; the command line names `fix`).
+    static let wayOut = "rewriting those fields repairs it (FragmentOffsetRepair)"
+
+    /// True when `error` is the `refusal` of a file this type repairs.
+    public static func isRefusal(_ error: KeepTrackError) -> Bool {
+        if case .malformed(_, _, let reason) = error { return reason.hasSuffix(wayOut) }
+        return false
     }
 
     /// `source` as it reads once repaired (nothing is written).

@@ -43,6 +43,9 @@ enum LintCommand {
             return
         }
         console.print("\(outcome.path): \(outcome.result)")
-        for finding in outcome.findings { console.print("  " + finding.text) }
+        for finding in outcome.findings {
+            let repairable = finding.rule == .fragmentOffsetsStale || finding.rule == .fragmentIndexStale
+            console.print("  " + finding.text + (repairable ? "; `keeptrack fix` repairs them" : ""))
+        }
     }
 }
