@@ -31,6 +31,22 @@ final class FuzzRegressionTests: XCTestCase {
     /// The committed seeds (every layout read, fragmented ones included: Fuzz/make-seeds.sh) and the
     /// minimised corpus the fuzzer grew from them go through every fuzz target; most seeds are
     /// movies the edits accept (they reach the planners, not only the parser).
+    /// Runs without sample records or a sample size claim samples for free: the fuzzer found 14–24 KB files
+    /// whose runs, each under the old per-run limit of 2^20, claimed 0.9–1.8 million samples (seconds of
+    /// work in the fuzzer; a few hundred 28-byte runs would claim billions). The limit, 2^19, holds for the file.
+    func testZeroByteSampleClaimsAreBoundedForTheWholeFile() throws {
+        // One run of 917,504 such samples (after one of 128); runs of 458,752 (each under the limit, together past it).
+        for (name, earlier) in [("fragment-runs-claiming-zero-byte-samples", false), ("fragment-runs-claiming-zero-byte-samples-2", true)] {
+            let file = try XCTUnwrap(try Self.committed("regressions").first { $0.lastPathComponent == name })
+            XCTAssertThrowsError(try Movie(source: MemoryByteSource(Array(try Data(contentsOf: file))))) { error in
+                guard case KeepTrackError.malformed(let path, _, let reason) = error else { return XCTFail("\(name): \(error)") }
+                XCTAssertTrue(path.hasSuffix("trun"), "\(name): \(path)")
+                XCTAssertTrue(reason.contains("samples without data"), "\(name): \(reason)")
+                if earlier { XCTAssertTrue(reason.contains("in earlier runs"), "\(name): \(reason)") }
+            }
+        }
+    }
+
     func testSeedsAndCorpusEndInValueOrError() throws {
         let seeds = try Self.committed("seeds")
         let corpus = try Self.committed("corpus")
