@@ -12,6 +12,37 @@ final class VideoParameterSetsTests: XCTestCase {
         XCTAssertEqual(VideoParameterSets.annexBUnits([1, 2, 3]), [])
     }
 
+    /// The start-code search skips from one 01 byte to the next; on streams dense in 00 and 01 bytes
+    /// (where 00 00 01 and 00 00 00 01 overlap and touch) it must find exactly the units a byte-by-byte
+    /// reading finds.
+    func testAnnexBSplittingMatchesAByteByByteReading() {
+        func byteByByte(_ bytes: [UInt8]) -> [[UInt8]] {
+            var starts: [(code: Int, payload: Int)] = [], index = 0
+            while index + 2 < bytes.count {
+                if bytes[index] == 0, bytes[index + 1] == 0, bytes[index + 2] == 1 {
+                    starts.append((index > 0 && bytes[index - 1] == 0 ? index - 1 : index, index + 3)); index += 3
+                } else { index += 1 }
+            }
+            return starts.indices.compactMap { position in
+                var end = position + 1 < starts.count ? starts[position + 1].code : bytes.count
+                while end > starts[position].payload, bytes[end - 1] == 0 { end -= 1 }
+                return end > starts[position].payload ? Array(bytes[starts[position].payload..<end]) : nil
+            }
+        }
+        var state: UInt64 = 15  // a fixed linear congruential sequence: the same streams every run
+        func next() -> UInt64 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return state >> 33 }
+        var units = 0
+        for length in [0, 1, 2, 3, 4, 5, 8, 64, 1_000] {
+            for _ in 0..<200 {
+                let stream = (0..<length).map { _ in [0, 0, 0, 1, 1, 0x65, 0xFF][Int(next() % 7)] as UInt8 }
+                let found = VideoParameterSets.annexBUnits(stream).map(Array.init)
+                XCTAssertEqual(found, byteByByte(stream), "\(stream)")
+                units += found.count
+            }
+        }
+        XCTAssertGreaterThan(units, 10_000)  // the streams did hold start codes
+    }
+
     /// Encodes a short clip twice with ffmpeg: into a .mov (its muxer writes the configuration box) and as
     /// a raw Annex B stream; the box built from the raw stream must say what ffmpeg's says.
     private func encode(_ codec: String, extra: [String], rawFormat: String, folder: TemporaryFolder) throws -> (box: [UInt8], raw: [UInt8]) {
