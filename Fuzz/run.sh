@@ -6,8 +6,8 @@
 #   Fuzz/run.sh [SECONDS]   fuzz for SECONDS (default 60) from the committed corpus and seeds
 #   Fuzz/run.sh replay      run only the committed inputs (Fuzz/regressions, Fuzz/corpus, Fuzz/seeds)
 #   Fuzz/run.sh merge       minimise Fuzz/corpus: keep the inputs that add coverage (commit the result)
-# Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_TIMEOUT=S per-input wall limit (5); FUZZ_ENTROPIC=1
-# libFuzzer's entropic scheduling (off: a third more executions, the same coverage); FUZZ_BIG_SEEDS=1 adds the real
+# Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_TIMEOUT=S per-input wall limit (5); FUZZ_ENTROPIC=0
+# turns libFuzzer's entropic scheduling off (faster on the seeds, slower and shallower later); FUZZ_BIG_SEEDS=1 adds the real
 # recordings beside the checkout (MBs each: far fewer executions per second).
 # Seeds (Fuzz/seeds, a few KB each, every layout we read) come from Fuzz/make-seeds.sh.
 # Crashes are written to Fuzz/out/; minimise one with `Fuzz/out/keeptrack-fuzz -minimize_crash=1 FILE`
@@ -39,10 +39,10 @@ fi
 # FUZZ_TIMEOUT (seconds, default 5) is wall time: a run at `nice -n 19` beside other work waits for a core,
 # so a long run there takes a larger one and reports libFuzzer's slowest unit instead (BENCHMARKS.md).
 timeout="${FUZZ_TIMEOUT:-5}"
-# FUZZ_ENTROPIC=1 turns libFuzzer's entropic input scheduling back on. Off by default: on the seeds it
-# cost a third of the executions (1,670-1,740 against 2,270-2,430 per CPU second, 20,000 runs) for the
-# same coverage (5,050-5,110 against 5,030-5,060 edges; BENCHMARKS.md, session 8).
-entropic="${FUZZ_ENTROPIC:-0}"
+# FUZZ_ENTROPIC=0 turns libFuzzer's entropic input scheduling off. On the seeds alone that runs a third
+# more executions (2,270-2,430 against 1,670-1,740 per CPU second, 20,000 runs, the same coverage), but
+# from a grown corpus it ran 416 against 629 a second with less coverage (3 min each; BENCHMARKS.md): on.
+entropic="${FUZZ_ENTROPIC:-1}"
 options=(-max_len=262144 -rss_limit_mb=2048 -timeout="$timeout" -entropic="$entropic" -artifact_prefix="$out/" -print_final_stats=1)
 case "$mode" in
 replay)

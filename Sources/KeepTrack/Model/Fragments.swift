@@ -105,8 +105,7 @@ enum FragmentReader {
                 }
                 continue
             }
-            tracks[index].sampleTable = builder.table()
-            tracks[index].fragments = builder.summary
+            tracks[index].mergeFragments(table: builder.table(), summary: builder.summary)
         }
         return moofCount
     }
@@ -286,15 +285,25 @@ struct FragmentTableBuilder {
             }
             if runBytes > 0, let reason = layout.notMediaData(start, end) { throw fail(reason) }
             appendChunk(offset: start, samples: samples, descriptionIndex: descriptionIndex, runOffset: trunBox.offset, run: runLocation)
+            let firstRunSample = count
             let hasDurations = trun.has(TrackRunBox.sampleDurationPresent)
             let hasFlags = trun.has(TrackRunBox.sampleFlagsPresent)
             let hasOffsets = trun.has(TrackRunBox.sampleCompositionOffsetPresent)
-            for index in 0..<samples {
-                let entry = trun.entries.isEmpty ? TrackRunBox.Entry() : trun.entries[index]
-                var flags = hasFlags ? entry.flags : defaultFlags
-                if index == 0, let first = trun.firstSampleFlags { flags = first }
-                appendSample(size: hasSizes ? entry.size : defaultSize, duration: hasDurations ? entry.duration : defaultDuration,
-                             compositionOffset: hasOffsets ? trun.compositionOffset(entry) : 0, flags: FragmentSampleFlags(rawValue: flags))
+            if trun.entries.isEmpty {
+                // No per-sample records: every sample takes the defaults (the first may have its own flags).
+                var rest = samples
+                if let first = trun.firstSampleFlags {
+                    appendSample(size: defaultSize, duration: defaultDuration, compositionOffset: 0, flags: FragmentSampleFlags(rawValue: first))
+                    rest -= 1
+                }
+                appendIdenticalSamples(rest, size: defaultSize, duration: defaultDuration, flags: FragmentSampleFlags(rawValue: defaultFlags))
+            } else {
+                for entry in trun.entries.prefix(samples) {
+                    var flags = hasFlags ? entry.flags : defaultFlags
+                    if count == firstRunSample, let first = trun.firstSampleFlags { flags = first }
+                    appendSample(size: hasSizes ? entry.size : defaultSize, duration: hasDurations ? entry.duration : defaultDuration,
+                                 compositionOffset: hasOffsets ? trun.compositionOffset(entry) : 0, flags: FragmentSampleFlags(rawValue: flags))
+                }
             }
             nextRunStart = end
         }
@@ -468,6 +477,25 @@ struct FragmentTableBuilder {
         endTime &+= UInt64(duration)
     }
 
+    /// `n` samples alike, as `n` calls of `appendSample` would add them, in time that does not grow with
+    /// `n`: a run without sample records may claim 2^19 samples in 28 bytes (the fuzzer's favourite).
+    mutating func appendIdenticalSamples(_ n: Int, size: UInt32, duration: UInt32, flags: FragmentSampleFlags) {
+        guard n > 0 else { return }
+        appendSample(size: size, duration: duration, compositionOffset: 0, flags: flags)
+        let rest = n - 1
+        guard rest > 0 else { return }
+        // After one such sample each choice appendSample makes is settled; the rest take the same branches:
+        // the time-to-sample run and composition run (offset 0) it joined grow, sync numbers follow on.
+        sizes.append(contentsOf: repeatElement(size, count: rest))
+        timeToSample[timeToSample.count - 2] += UInt32(rest)
+        if !compositionOffsets.isEmpty { compositionOffsets[compositionOffsets.count - 2] += UInt32(rest) }
+        if flags.isSync, syncSamples != nil { syncSamples!.append(contentsOf: UInt32(count + 1)...UInt32(count + rest)) }
+        if !dependencies.isEmpty { dependencies.append(contentsOf: repeatElement(flags.dependencyByte, count: rest)) }
+        count += rest
+        summary.sampleCount += rest
+        endTime &+= UInt64(duration) &* UInt64(rest)
+    }
+
     func table() -> SampleTable {
         let constant = sizes.first.map { first in sizes.allSatisfy { $0 == first } } ?? false
         var table = SampleTable(sampleCount: count, sizes: constant ? [] : sizes, constantSize: constant ? sizes[0] : 0,
@@ -547,29 +575,90 @@ public struct DefragmentedTiming: Sendable, Equatable {
 
 extension SampleTable {
     /// The latest decode time + composition offset + duration of any sample (the end of presentation
-    /// before edits), on the table's own timeline.
+    /// before edits), on the table's own timeline; the last sample lasts the last time-to-sample delta.
+    ///
+    /// It walks the time-to-sample and composition-offset runs together, not the samples: within a stretch
+    /// where both stay the same each sample ends later than the one before, so the stretch's last sample is
+    /// its latest end (a fragmented file may claim 2^19 samples in a few bytes). A stretch whose sums
+    /// would wrap is walked sample by sample, with the same wrapping arithmetic as the sample iterator.
     public var compositionEnd: UInt64 {
+        guard sampleCount > 0 else { return 0 }
+        var stts = RunCursor(pairs: timeToSample), ctts = RunCursor(pairs: compositionOffsets)
+        var decode = firstDecodeTime
         var end: Int64 = 0
-        var previous: Sample?
-        for sample in samples {
-            if let previous {
-                end = max(end, Int64(bitPattern: previous.decodeTime) &+ previous.compositionOffset &+ Int64(bitPattern: sample.decodeTime &- previous.decodeTime))
+        var index = 0
+        while index < sampleCount - 1 {
+            let delta = stts.value(), offset = Int64(Int32(bitPattern: ctts.value()))
+            let count = min(stts.left, ctts.left, sampleCount - 1 - index)
+            let first = Int64(bitPattern: decode)
+            let (span, o1) = Int64(count - 1).multipliedReportingOverflow(by: Int64(delta))
+            let (last, o2) = first.addingReportingOverflow(span)
+            let (_, o3) = first.addingReportingOverflow(offset)
+            let (lastOffset, o4) = last.addingReportingOverflow(offset)
+            let (lastEnd, o5) = lastOffset.addingReportingOverflow(Int64(delta))
+            // Every sum between the first and the last sample's lies between theirs (delta >= 0).
+            if !(o1 || o2 || o3 || o4 || o5) {
+                end = max(end, lastEnd)
+            } else {
+                var time = decode
+                for _ in 0..<count {
+                    end = max(end, Int64(bitPattern: time) &+ offset &+ Int64(delta))
+                    time &+= UInt64(delta)
+                }
             }
-            previous = sample
+            decode &+= UInt64(count) &* UInt64(delta)
+            index += count
+            stts.consume(count)
+            ctts.consume(count)
         }
-        if let previous {
-            let lastDelta = timeToSample.count >= 2 ? Int64(timeToSample[timeToSample.count - 1]) : 0
-            end = max(end, Int64(bitPattern: previous.decodeTime) &+ previous.compositionOffset &+ lastDelta)
-        }
+        let lastDelta = timeToSample.count >= 2 ? Int64(timeToSample[timeToSample.count - 1]) : 0
+        end = max(end, Int64(bitPattern: decode) &+ Int64(Int32(bitPattern: ctts.value())) &+ lastDelta)
         return UInt64(max(end, 0))
+    }
+
+    /// A run-length table (count, value pairs) read as the sample iterator reads it: runs of 0 samples
+    /// are skipped, and past the last run its value holds for every further sample (0 for no runs).
+    struct RunCursor {
+        let pairs: [UInt32]
+        var run = 0
+        var remaining: Int
+
+        init(pairs: [UInt32]) {
+            self.pairs = pairs
+            remaining = pairs.isEmpty ? 0 : Int(pairs[0])
+            settle()
+        }
+
+        mutating func settle() {
+            while remaining == 0, run * 2 + 2 < pairs.count {
+                run += 1
+                remaining = Int(pairs[run * 2])
+            }
+        }
+
+        /// Samples left at the current value (unbounded on the last run's extension).
+        var left: Int { remaining > 0 ? remaining : Int.max }
+        func value() -> UInt32 { pairs.isEmpty ? 0 : pairs[run * 2 + 1] }
+
+        mutating func consume(_ count: Int) {
+            guard remaining > 0 else { return }
+            remaining -= count
+            settle()
+        }
     }
 }
 
 extension Track {
-    /// Timing from every sample, for a track whose fragments added samples; nil otherwise.
-    public var defragmentedTiming: DefragmentedTiming? {
-        guard fragments?.addsSamples == true else { return nil }
-        guard let fragments else { return nil }
+    /// The sample table with the fragments' samples, and the timing they give, set together: the
+    /// timing walks every sample, so it is worked out once here, not on each duration asked for.
+    mutating func mergeFragments(table: SampleTable, summary: TrackFragments) {
+        sampleTable = table
+        fragments = summary
+        defragmentedTiming = timingFromEverySample()
+    }
+
+    func timingFromEverySample() -> DefragmentedTiming? {
+        guard let fragments, fragments.addsSamples else { return nil }
         var stblDuration: UInt64 = 0
         var iterator = sampleTable.samples.makeIterator()
         if fragments.stblSampleCount > 0 {

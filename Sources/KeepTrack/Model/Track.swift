@@ -60,6 +60,8 @@ public struct Track: Sendable {
     public internal(set) var sampleTable: SampleTable
     /// What the track's fragments added (nil when the movie is not fragmented).
     public internal(set) var fragments: TrackFragments?
+    /// Timing from every sample, for a track whose fragments added samples (see `mergeFragments`); nil otherwise.
+    public internal(set) var defragmentedTiming: DefragmentedTiming?
     /// Channels and rate read from the first packet's frame header, for codecs that keep them
     /// nowhere else (MP3, DTS); set by `Movie`, which holds the bytes.
     public internal(set) var frameHeaderFacts: AudioFrameFacts?

@@ -251,6 +251,9 @@ public struct MovieWriter {
     /// `copyAlignment`) shared by the most bytes of the runs copied by `copy_file_range`, or nil when those
     /// bytes are too few to be worth a `free` box.
     func dominantShift(plan: ChunkPlan) -> UInt64? {
+        // Without a file to copy from, or with fewer bytes than any winner needs, no walk over the samples.
+        let needed = Self.alignedBytesPerPaddingByte * Self.copyAlignment
+        guard plan.totalBytes >= needed, tracks.contains(where: { $0.data is FileByteSource }) else { return nil }
         var bytesByShift: [UInt64: UInt64] = [:]
         forEachRun(plan: plan) { track, start, length, position in
             guard length > UInt64(OutputFile.gatherLimit), tracks[track].data is FileByteSource else { return }
@@ -258,7 +261,7 @@ public struct MovieWriter {
             bytesByShift[shift, default: 0] += length
         }
         guard let best = bytesByShift.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }),
-              best.value >= Self.alignedBytesPerPaddingByte * Self.copyAlignment else { return nil }
+              best.value >= needed else { return nil }
         return best.key
     }
 
