@@ -40,20 +40,22 @@ public struct EncodedVideoTrack {
     }
 
     /// Sample entry for H.264 (`avc1` + `avcC`) or HEVC (`hvc1` + `hvcC`) with an `nclx` colour box.
+    /// Throws for a size that does not fit the entry's 16-bit fields or a colour box that cannot be encoded.
     public static func sampleEntry(format: FourCC, configuration: [UInt8], width: Int, height: Int,
-                                   colour: ColourInformationBox?, compressorName: String) -> Box {
+                                   colour: ColourInformationBox?, compressorName: String) throws -> Box {
+        guard let entryWidth = UInt16(exactly: width), let entryHeight = UInt16(exactly: height) else {
+            throw KeepTrackError.unsupported("a \(width)x\(height) picture does not fit a sample entry (16-bit sizes)")
+        }
         var entry = VisualSampleEntry()
         entry.header.reserved = [UInt8](repeating: 0, count: 6)
-        entry.width = UInt16(width)
-        entry.height = UInt16(height)
+        entry.width = entryWidth
+        entry.height = entryHeight
         let name = Array(compressorName.utf8.prefix(31))
         entry.compressorName = [UInt8(name.count)] + name + [UInt8](repeating: 0, count: 31 - name.count)
         var children = [Box(type: format == "avc1" ? "avcC" : "hvcC", bytes: configuration)]
-        // Every field holds a value that fits by construction (16-bit sizes, a 32-byte name, nclx
-        // colour fields), so neither encoding can fail.
-        if let colour { children.append(Box(type: "colr", bytes: try! colour.encoded())) }
+        if let colour { children.append(Box(type: "colr", bytes: try colour.encoded())) }
         children.append(Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1]))
-        return Box(type: format, prefix: try! entry.encoded(), children: children)
+        return Box(type: format, prefix: try entry.encoded(), children: children)
     }
 
     /// A built track: its `trak` and its sample table (sample offsets counted from 0 in the encoded data).

@@ -23,7 +23,7 @@ extension Reframer {
             box.rangeByte = colour.fullRange ? 0x80 : 0
             colourBox = box
         }
-        let sampleEntry = EncodedVideoTrack.sampleEntry(format: codec == .h264 ? "avc1" : "hvc1", configuration: configuration,
+        let sampleEntry = try EncodedVideoTrack.sampleEntry(format: codec == .h264 ? "avc1" : "hvc1", configuration: configuration,
                                                         width: outputSize.width, height: outputSize.height, colour: colourBox,
                                                         compressorName: codec == .h264 ? "keeptrack x264" : "keeptrack x265")
         let lastDuration = lastFrameDuration(video: video, times: frameTimes)

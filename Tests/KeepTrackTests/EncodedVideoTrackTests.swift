@@ -37,7 +37,7 @@ final class EncodedVideoTrackTests: XCTestCase {
         let configuration = try VideoParameterSets.avcConfiguration(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw))))
         var colour = ColourInformationBox()
         (colour.primaries, colour.transfer, colour.matrixCoefficients) = (1, 1, 1)
-        let entry = EncodedVideoTrack.sampleEntry(format: "avc1", configuration: configuration, width: 320, height: 240,
+        let entry = try EncodedVideoTrack.sampleEntry(format: "avc1", configuration: configuration, width: 320, height: 240,
                                                   colour: colour, compressorName: "keeptrack test")
         let built = try EncodedVideoTrack(source: video, sampleEntry: entry, width: 320, height: 240, samples: samples,
                                           lastSampleDuration: 512).build()
@@ -77,5 +77,15 @@ final class EncodedVideoTrackTests: XCTestCase {
         let newVideo = try XCTUnwrap(rebuilt.tracks.first { $0.kind == .video })
         XCTAssertEqual(newVideo.header.matrix, TrackHeaderBox.identityMatrix)
         XCTAssertEqual(newVideo.id, video.id)
+    }
+
+    /// A sample entry holds 16-bit sizes: a larger picture is an error naming the size, not a trap.
+    func testPictureTooLargeForASampleEntryIsAnError() throws {
+        XCTAssertThrowsError(try EncodedVideoTrack.sampleEntry(format: "avc1", configuration: [1], width: 70_000, height: 1_080,
+                                                               colour: nil, compressorName: "keeptrack test")) { error in
+            XCTAssertTrue("\(error)".contains("70000x1080"), "\(error)")
+        }
+        let entry = try EncodedVideoTrack.sampleEntry(format: "hvc1", configuration: [1], width: 65_535, height: 2, colour: nil, compressorName: "x")
+        XCTAssertEqual(try VisualSampleEntry(decoding: entry.payload).width, 65_535)
     }
 }
