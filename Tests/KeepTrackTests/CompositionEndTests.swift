@@ -61,4 +61,19 @@ final class CompositionEndTests: XCTestCase {
         }
         XCTAssertGreaterThan(checked, 15)
     }
+
+    /// The table writer stores whole entries; the bytes must be the big-endian entries, after what came before.
+    func testEntryTablesAreWrittenBigEndianAfterEarlierBytes() throws {
+        let values: [UInt32] = [0, 1, 0x0102_0304, 0xFFFF_FFFF, 0x8000_0000] + (0..<1_000).map { UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) }
+        var writer = ByteWriter()
+        writer.u8(0xAB)  // the table starts at an odd offset: unaligned stores
+        writer.u32Array(values)
+        writer.u32Array([])
+        var expected: [UInt8] = [0xAB]
+        for value in values { expected += [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        XCTAssertEqual(writer.bytes, expected)
+        var reader = ByteReader(writer.bytes)
+        _ = try reader.u8()
+        XCTAssertEqual(try reader.u32Array(count: values.count, "table"), values)
+    }
 }

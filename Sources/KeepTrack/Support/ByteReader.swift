@@ -99,8 +99,15 @@ public struct ByteWriter {
     public mutating func append(_ data: some Sequence<UInt8>) { bytes.append(contentsOf: data) }
     public mutating func fourCC(_ code: FourCC) { u32(code.rawValue) }
 
+    /// Sample tables are arrays of hundreds of thousands of entries: one store per entry into space made
+    /// once, not four appends (each with its capacity check).
     public mutating func u32Array(_ values: [UInt32]) {
-        bytes.reserveCapacity(bytes.count + values.count * 4)
-        for value in values { u32(value) }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: values.count * 4))
+        bytes.withUnsafeMutableBytes { out in
+            for (index, value) in values.enumerated() {
+                out.storeBytes(of: value.bigEndian, toByteOffset: start + index * 4, as: UInt32.self)
+            }
+        }
     }
 }
