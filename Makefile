@@ -16,18 +16,27 @@ build: setup
 demo: build
 	$(BIN) demo
 
-# The fuzz smoke runs first so the test runner's summary is the last thing printed. Every test runs in
-# its own process, TEST_WORKERS at a time (most wait on ffmpeg or an encoder part of the time);
-# InstallTests hides the checkout's libraries, so it runs alone afterwards. make test makes no release
+# The fuzz harness (swiftc -O -wmo with ASan, ~190 CPU-s) is built at nice 19 beside the test build and the
+# tests, on the share of the cores they leave idle; its replay and smoke run after the tests, before the
+# summary, so the summary is the last thing printed. Every test runs in its own process, TEST_WORKERS at a
+# time; InstallTests hides the checkout's libraries, so it runs alone afterwards. make test makes no release
 # build (issue 14: a third of a fresh clone's run): InstallTests installs the test build's executables
 # with scripts/install.sh, the script `make install` runs on the release build.
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_RESULTS := .build/test-results.xml
+FUZZ_BUILD_LOG := .build/fuzz-harness-build.log
+FUZZ_BUILD_STATUS := .build/fuzz-harness-build.status
 
-test: setup fuzz-smoke
+test: setup
+	@mkdir -p .build && rm -f $(FUZZ_BUILD_STATUS)
+	@(nice -n 19 Fuzz/run.sh build > $(FUZZ_BUILD_LOG) 2>&1; echo $$? > $(FUZZ_BUILD_STATUS)) &
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing --parallel --num-workers $(TEST_WORKERS) --skip InstallTests --xunit-output $(TEST_RESULTS)
 	$(SWIFT) test --skip-build --disable-swift-testing --filter InstallTests
+	@echo "fuzz: waiting for the harness built beside the tests"; while [ ! -s $(FUZZ_BUILD_STATUS) ]; do sleep 1; done; \
+		cat $(FUZZ_BUILD_LOG); [ "$$(cat $(FUZZ_BUILD_STATUS))" = 0 ] || { echo "fuzz: the harness did not build"; exit 1; }
+	Fuzz/run.sh replay
+	FUZZ_JOBS=$(FUZZ_SMOKE_JOBS) Fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
 	@scripts/test-summary.sh $(TEST_RESULTS)
 
 bench: build

@@ -4,6 +4,7 @@
 # FuzzTargets.exerciseOne; Annex B streams go to the H.264/HEVC parameter-set parser) with AddressSanitizer and the
 # structure-aware box mutator (Fuzz/BoxMutator.swift), and runs it.
 #   Fuzz/run.sh [SECONDS]   fuzz for SECONDS (default 60) from the committed corpus and seeds
+#   Fuzz/run.sh build       only build the harness (make test builds it beside the test build, at nice 19)
 #   Fuzz/run.sh replay      run only the committed inputs (Fuzz/regressions, Fuzz/corpus, Fuzz/seeds)
 #   Fuzz/run.sh merge       minimise Fuzz/corpus: keep the inputs that add coverage (commit the result)
 # Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_TIMEOUT=S per-input wall limit (5); FUZZ_ENTROPIC=0
@@ -45,6 +46,8 @@ timeout="${FUZZ_TIMEOUT:-5}"
 entropic="${FUZZ_ENTROPIC:-1}"
 options=(-max_len=262144 -rss_limit_mb=2048 -timeout="$timeout" -entropic="$entropic" -artifact_prefix="$out/" -print_final_stats=1)
 case "$mode" in
+build)
+    exit 0 ;;
 replay)
     "$binary" -runs=0 "${options[@]}" Fuzz/regressions Fuzz/corpus Fuzz/seeds 2>&1 | grep -E "^(#[0-9]+ *(INITED|DONE)|Done|==[0-9]+==ERROR|SUMMARY)" || true
     exit 0 ;;
