@@ -45,7 +45,7 @@ bench: build
 
 # libFuzzer over the parser, track model, inspect, lint, the remux planner and the edits (Fuzz/run.sh;
 # FUZZ_ASAN=0 for long runs, FUZZ_JOBS=N processes).
-fuzz: build
+fuzz: setup
 	Fuzz/run.sh $(FUZZ_SECONDS)
 
 # The harness is built by swiftc from the sources (Fuzz/run.sh), not from the release build. The smoke

@@ -7,7 +7,9 @@
 #   Fuzz/run.sh build       only build the harness (make test builds it beside the test build, at nice 19)
 #   Fuzz/run.sh replay      run only the committed inputs (Fuzz/regressions, Fuzz/corpus, Fuzz/seeds)
 #   Fuzz/run.sh merge       minimise Fuzz/corpus: keep the inputs that add coverage (commit the result)
-# Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_TIMEOUT=S per-input wall limit (5); FUZZ_ENTROPIC=0
+# Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_RUNS=N stops each process after N executions
+# (a long run's floor: FUZZ_JOBS=2 FUZZ_RUNS=5000000 is 10^7 in all, SECONDS then only an upper bound); FUZZ_RELOAD=S
+# how often the processes of a FUZZ_JOBS run read each other's finds (30 s); FUZZ_TIMEOUT=S per-input wall limit (5); FUZZ_ENTROPIC=0
 # turns libFuzzer's entropic scheduling off (faster on the seeds, slower and shallower later); FUZZ_BIG_SEEDS=1 adds the real
 # recordings beside the checkout (MBs each: far fewer executions per second).
 # Seeds (Fuzz/seeds, a few KB each, every layout we read) come from Fuzz/make-seeds.sh.
@@ -66,12 +68,14 @@ echo "fuzz: running for ${mode}s ($jobs job(s))"
 log="$out/fuzz.log"
 if [ "$jobs" -gt 1 ]; then
     # Each worker writes fuzz-N.log; libFuzzer's -jobs mode shares the corpus directory.
+    # FUZZ_RELOAD: libFuzzer rereads the shared corpus folder every second by default; with a grown folder (tens of
+    # thousands of files) that listing was 9 % of each process (session 8's long run), so every 30 s instead.
     (cd "$out" && "./$(basename "$binary")" corpus ../corpus ../seeds ../../Fuzz/corpus ../../Fuzz/seeds ../../Fuzz/regressions \
         -max_total_time="$mode" -jobs="$jobs" -workers="$jobs" -max_len=262144 -rss_limit_mb=2048 -timeout="$timeout" -entropic="$entropic" \
-        -artifact_prefix=./ -print_final_stats=1 > "fuzz.log" 2>&1) || true
+        -reload="${FUZZ_RELOAD:-30}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -artifact_prefix=./ -print_final_stats=1 > "fuzz.log" 2>&1) || true
     cat "$out"/fuzz-*.log > "$log" 2>/dev/null || true
 else
-    "$binary" "$out/corpus" "$out/seeds" Fuzz/corpus Fuzz/seeds Fuzz/regressions -max_total_time="$mode" "${options[@]}" > "$log" 2>&1 || true
+    "$binary" "$out/corpus" "$out/seeds" Fuzz/corpus Fuzz/seeds Fuzz/regressions -max_total_time="$mode" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} "${options[@]}" > "$log" 2>&1 || true
 fi
 grep -E "^(#[0-9]+ *DONE|Done|stat::average_exec_per_sec|stat::peak_rss|stat::new_units_added|stat::slowest_unit_time_sec|INFO: seed corpus|==[0-9]+==ERROR|SUMMARY)" "$log" || true
 # The figure a long run reports: executions summed over every process (each prints its own final stats).

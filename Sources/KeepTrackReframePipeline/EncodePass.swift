@@ -15,13 +15,26 @@ extension Reframer {
         var settings: VideoEncoder.Settings
     }
 
+    /// How the refusal of H.264 for an HDR source ends (a front end adds how its user chooses HEVC).
+    static let hdrWayOut = "HEVC (10-bit) keeps the HDR transfer"
+
+    static func hdrNeedsHEVC(_ hdr: String?) -> KeepTrackError {
+        .usage("the source is HDR (\(hdr ?? "HLG/PQ")) and H.264 here is 8-bit SDR; " + hdrWayOut)
+    }
+
+    /// True when `error` refuses H.264 for an HDR source.
+    public static func isHDRNeedsHEVC(_ error: KeepTrackError) -> Bool {
+        if case .usage(let message) = error { return message.hasSuffix(hdrWayOut) }
+        return false
+    }
+
     /// The codec, quality and encoder settings for `options`; refuses H.264 for an HDR source.
     static func encodeChoice(video: Track, analysis: Analysis, outputSize: PixelSize, options: ReframeOptions,
                              hdr: String?) throws -> EncodeChoice {
         let isHDR = analysis.colour?.isHDR ?? false
         let codec = options.codec ?? (isHDR ? .hevc : .h264)
         if isHDR && codec == .h264 {
-            throw KeepTrackError.usage("the source is HDR (\(hdr ?? "HLG/PQ")); use --codec hevc (10-bit, keeps the HDR transfer) — H.264 here is 8-bit SDR")
+            throw hdrNeedsHEVC(hdr)
         }
         let outputFormat = isHDR ? AV_PIX_FMT_YUV420P10LE.rawValue : AV_PIX_FMT_YUV420P.rawValue
         let crf = options.crf ?? (codec == .h264 ? 20 : 22)

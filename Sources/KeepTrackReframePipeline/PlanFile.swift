@@ -70,7 +70,7 @@ extension PlanFile {
         let cropObject = root["crop"] as? [String: Any]
         let width = try integer(cropObject?["width"], "crop.width"), height = try integer(cropObject?["height"], "crop.height")
         guard width == crop.width, height == crop.height else {
-            throw bad("crop is \(width)x\(height); this movie's crop is \(crop.width)x\(crop.height) (the same --aspect as the plan's run)")
+            throw bad("crop is \(width)x\(height); this movie's crop is \(crop.width)x\(crop.height) (plan and render with the same aspect ratio)")
         }
         guard let axisName = root["axis"] as? String, let axis = CropAxis(rawValue: axisName) else {
             throw bad("\"axis\" is not \"horizontal\" or \"vertical\"")
@@ -129,7 +129,7 @@ extension PlanFile {
         guard size != nil else { throw bad("\"split\" (the windows' size) is missing; a shot's layout is split") }
         let width = try integer(size?["width"], "split.width"), height = try integer(size?["height"], "split.height")
         guard width == window.width, height == window.height else {
-            throw bad("split is \(width)x\(height); this movie's split windows are \(window.width)x\(window.height) (the same --aspect and --size as the plan's run)")
+            throw bad("split is \(width)x\(height); this movie's split windows are \(window.width)x\(window.height) (plan and render with the same aspect ratio and output size)")
         }
         let limitX = path.sourceWidth - width, limitY = path.sourceHeight - height
         path.splitSize = window

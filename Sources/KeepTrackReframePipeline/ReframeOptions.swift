@@ -49,6 +49,25 @@ public struct ReframeOptions: Sendable {
     /// How shots are shown: follow the subject, fit the whole picture, or decide per shot.
     public var layout = LayoutMode.follow
     public init() {}
+
+    /// The encoding choices a caller can make; a movie passed through uncropped applies none of them, and
+    /// `ReframeSummary.notApplied` says which were given (a front end names them its own way).
+    public enum EncodingSetting: String, Sendable, CaseIterable {
+        case size, codec, crf, preset, preview
+    }
+
+    /// The encoding settings this run was given, in `EncodingSetting` order.
+    public var chosenEncodingSettings: [EncodingSetting] {
+        EncodingSetting.allCases.filter { setting in
+            switch setting {
+            case .size: size != nil
+            case .codec: codec != nil
+            case .crf: crf != nil
+            case .preset: preset != nil
+            case .preview: previewOutput != nil
+            }
+        }
+    }
 }
 
 /// Progress of a running reframe, for a progress bar.

@@ -8,6 +8,8 @@ public struct ReframeSummary: Sendable {
     public var output: String
     public var passthrough: Bool
     public var notes: [String] = []
+    /// Encoding settings the run was given but could not apply (a passed-through movie is not re-encoded).
+    public var notApplied: [ReframeOptions.EncodingSetting] = []
     /// The source picture: stored size, rotation, display size.
     public var orientation: DisplayOrientation
     public var sourceCodec: String
@@ -63,7 +65,8 @@ public struct ReframeSummary: Sendable {
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [
             ("input", .string(input)), ("output", .string(output)), ("passthrough", .bool(passthrough)),
-            ("notes", .array(notes.map(JSONValue.string))), ("encodedFrames", .int(Int64(frames))),
+            ("notes", .array(notes.map(JSONValue.string))), ("notApplied", .array(notApplied.map { .string($0.rawValue) })),
+            ("encodedFrames", .int(Int64(frames))),
             ("source", .object([
                 ("width", .int(Int64(orientation.storedWidth))), ("height", .int(Int64(orientation.storedHeight))),
                 ("rotation", .int(Int64(orientation.rotation))), ("displayWidth", .int(Int64(orientation.displayWidth))),

@@ -33,21 +33,19 @@ public enum Reframer {
             summary.notes += copied.notes
             summary.passthrough = true
             summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
-            let unused = [("--size", options.size != nil), ("--codec", options.codec != nil), ("--crf", options.crf != nil),
-                          ("--preset", options.preset != nil), ("--preview", options.previewOutput != nil)].filter(\.1).map(\.0)
-            if !unused.isEmpty {
-                summary.notes.append("\(unused.joined(separator: ", ")) not applied: nothing was re-encoded")
-            }
+            summary.notApplied = options.chosenEncodingSettings
             summary.keptTracks = movie.tracks.map(\.id)
             summary.timings = [.init("total", Date().timeIntervalSince(started))]
             return summary
         }
+        // The sample entry's colour box already says HDR: refuse H.264 before a whole analysis pass, not after.
+        if options.codec == .h264, !options.planOnly, let hdr = video.video?.hdr { throw hdrNeedsHEVC(hdr) }
         for file in [options.planOutput, options.previewOutput].compactMap({ $0 }) where !options.overwrite && FileManager.default.fileExists(atPath: file) {
             throw KeepTrackError.outputExists(file)
         }
         if options.planOnly {
             guard options.planOutput != nil || options.previewOutput != nil else {
-                throw KeepTrackError.usage("--plan-only needs --plan-out FILE or --preview FILE.png")
+                throw KeepTrackError.usage("a plan-only run writes a plan file or a preview, and neither was asked for")
             }
             return try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: nil,
                                options: options, summary: summary, started: started, progress: progress)

@@ -301,6 +301,15 @@ final class ReframeTests: XCTestCase {
         let sized = runCLI(["reframe", input, folder.path("sized.mov"), "--size", "720x1280", "--crf", "18"])
         XCTAssertEqual(sized.code, 0, sized.error)
         XCTAssertTrue(sized.error.contains("--size, --crf not applied: nothing was re-encoded"), sized.error)
+        // The library says which settings it did not apply by name, in words of its own (no command-line options).
+        var options = ReframeOptions()
+        options.size = PixelSize(width: 720, height: 1280)
+        options.preset = "slow"
+        let library = try Reframer.run(input: input, output: folder.path("library.mov"), options: options)
+        XCTAssertEqual(library.notApplied, [.size, .preset])
+        XCTAssertFalse(library.notes.contains { $0.contains("--") }, "\(library.notes)")
+        let json = try JSONSerialization.jsonObject(with: Data(library.json.rendered().utf8)) as? [String: Any]
+        XCTAssertEqual(json?["notApplied"] as? [String], ["size", "preset"])
         let before = try Movie.open(path: input), after = try Movie.open(path: output)
         XCTAssertEqual(after.tracks.map(\.id), before.tracks.map(\.id))
         XCTAssertEqual(after.tracks.first { $0.kind == .video }?.video?.dolbyVision, before.tracks.first { $0.kind == .video }?.video?.dolbyVision)
@@ -309,6 +318,30 @@ final class ReframeTests: XCTestCase {
 
     /// Square from the portrait recording: the crop slides vertically over the upright picture. The output
     /// must equal ffmpeg's own upright (autorotated) picture cropped at the planned offset.
+    /// H.264 is 8-bit SDR here: asked for it on an HDR source, reframe refuses before analysing a frame (the sample
+    /// entry's colour box says HLG), names the way out, and writes nothing.
+    func testH264ForAnHDRSourceIsRefusedBeforeTheAnalysis() throws {
+        let input = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("square.mp4")
+        let result = runCLI(["reframe", input, output, "--aspect", "1:1", "--codec", "h264"])
+        XCTAssertEqual(result.code, 64, result.error)
+        XCTAssertTrue(result.error.contains("the source is HDR (HLG) and H.264 here is 8-bit SDR; HEVC (10-bit) keeps the HDR transfer: --codec hevc"),
+                      result.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        var options = ReframeOptions()
+        options.aspect = PixelSize(width: 1, height: 1)
+        options.codec = .h264
+        XCTAssertThrowsError(try Reframer.run(input: input, output: output, options: options) { progress in
+            XCTFail("analysed \(progress.frames) frames before refusing")
+        }) { error in
+            let error = error as? KeepTrackError
+            XCTAssertTrue(error.map(Reframer.isHDRNeedsHEVC) ?? false, "\(String(describing: error))")
+            XCTAssertFalse(error?.description.contains("--") ?? true)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path), [])
+    }
+
     func testIPhoneSquareCropIsInDisplayOrientationAndKeepsHDR() throws {
         let input = try RealFixtures.require(RealFixtures.iphone)
         let folder = TemporaryFolder()

@@ -125,9 +125,16 @@ enum ReframeCommand {
         } catch let error as CodecError {
             bar.finish()
             throw KeepTrackError.unsupported(error.description)
+        } catch let error as KeepTrackError where Reframer.isHDRNeedsHEVC(error) {
+            bar.finish()
+            throw KeepTrackCLIError.usage(error.description + ": --codec hevc")
         }
         bar.finish()
         for note in summary.notes { console.note("note: \(note)") }
+        if !summary.notApplied.isEmpty {
+            let options = summary.notApplied.map { "--" + $0.rawValue }.joined(separator: ", ")
+            console.note("note: \(options) not applied: nothing was re-encoded")
+        }
         if invocation.flag(.json) {
             console.print(summary.json.rendered())
         } else {
