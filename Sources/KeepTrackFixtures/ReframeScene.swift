@@ -27,7 +27,9 @@ public struct ReframeScene: Sendable {
         }
     }
 
-    /// A rectangle in frame pixels (origin top-left, y down).
+    /// A rectangle in frame pixels (origin top-left, y down). Deliberately not KeepTrackFraming's `FrameRect`:
+    /// the scenes are the ground truth the planner is judged against, so they share no type or module with it
+    /// (and the fixture module stays one the container-only `keeptrack` links).
     public struct Rect: Equatable, Sendable {
         public var x: Double
         public var y: Double
