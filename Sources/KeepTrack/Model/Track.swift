@@ -96,6 +96,12 @@ public struct Track: Sendable {
         let stbl = try need(mdia.find(["minf", "stbl"]), "mdia/minf/stbl")
         sampleEntries = stbl.first("stsd")?.children ?? []
         sampleTable = try SampleTable(stbl: stbl, path: path + "/mdia/minf/stbl")
+        // QuickTime's convention for uncompressed audio (libquicktime, older Apple writers): stsz says
+        // 1 and a sample is one frame, its bytes given by the sound description. ffmpeg reads it so;
+        // read as 1 byte, half of 16-bit mono (more of wider frames) would go missing from every copy.
+        if sampleTable.sizes.isEmpty, sampleTable.constantSize == 1, let frame = uncompressedAudioFrameBytes, frame > 1 {
+            sampleTable.constantSize = frame
+        }
         let triples = sampleTable.sampleToChunk
         // An empty stsd is what ffmpeg writes for codecs it does not know (Apple's mebx tracks): the
         // track cannot be decoded, but the file is readable; `lint` reports it (missing-sample-description).
@@ -195,6 +201,33 @@ public struct Track: Sendable {
     static let lpcmFormats: Set<FourCC> = ["lpcm", "sowt", "twos", "in24", "in32", "fl32", "fl64", "raw ", "ipcm", "fpcm"]
 
     public var isLPCM: Bool { format.map(Self.lpcmFormats.contains) ?? false }
+
+    /// Bytes of one frame (every channel) of QuickTime uncompressed audio, from the sound description
+    /// of every entry (nil when they disagree, or for ISO `ipcm`/`fpcm`, whose stsz sizes are the truth).
+    var uncompressedAudioFrameBytes: UInt32? {
+        guard sampleEntryForm == .audio, !sampleEntries.isEmpty else { return nil }
+        var sizes = Set<UInt32>()
+        for entry in sampleEntries {
+            guard entry.isContainer, let fields = try? AudioSampleEntry(decoding: entry.payload) else { return nil }
+            let bits: UInt32
+            switch entry.type {
+            case "twos", "sowt", "raw ": bits = UInt32(fields.sampleSize)
+            case "in24": bits = 24
+            case "in32", "fl32": bits = 32
+            case "fl64": bits = 64
+            case "ulaw", "alaw": bits = 8
+            case "lpcm": bits = fields.constBitsPerChannel
+            default: return nil
+            }
+            switch fields.version {
+            case 1 where fields.bytesPerFrame > 0: sizes.insert(fields.bytesPerFrame)
+            case 2 where fields.constLPCMFramesPerAudioPacket == 1 && fields.constBytesPerAudioPacket > 0:
+                sizes.insert(fields.constBytesPerAudioPacket)
+            default: sizes.insert((bits + 7) / 8 * UInt32(fields.effectiveChannels))
+            }
+        }
+        return sizes.count == 1 ? sizes.first : nil
+    }
 
     /// Protected sample entries (`encv`, `enca`, `enct`, `encs`): the original format from
     /// `sinf/frma` and the scheme from `sinf/schm` (`cenc`, `cbcs`, ...).
