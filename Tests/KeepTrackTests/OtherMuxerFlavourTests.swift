@@ -1,0 +1,139 @@
+import Foundation
+import XCTest
+
+/// Files written by muxers with their own MP4/QuickTime writer (not libavformat's, not GStreamer's;
+/// MuxerFlavourTests has those), made at run time and put through every command with the wild-corpus
+/// checks (WildCorpusTests.check): VLC 3.0's mp4/mov/mp4frag stream output and libquicktime 1.2.
+final class OtherMuxerFlavourTests: XCTestCase {
+    /// ffmpeg makes the sources: `seconds` of 160x120 H.264 with B-frames at 25 fps and a 48 kHz AAC
+    /// sine; `twoAudio` adds a 44.1 kHz one, both marked default (ffmpeg leaves the second disabled
+    /// otherwise, and VLC's mp4 demuxer drops a disabled track without a word).
+    static func source(_ path: String, seconds: Int, twoAudio: Bool = false, pcm: Bool = false) throws {
+        var arguments = ["-v", "error", "-nostdin", "-y",
+                         "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=\(seconds)",
+                         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+                         "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=44100:duration=\(seconds)",
+                         "-map", "0:v", "-map", "1:a"] + (twoAudio ? ["-map", "2:a"] : [])
+        arguments += pcm ? ["-c:v", "mjpeg", "-c:a", "pcm_s16le"] : ["-c:v", "libx264", "-bf", "2", "-g", "12", "-c:a", "aac"]
+        if twoAudio { arguments += ["-disposition:a:0", "default", "-disposition:a:1", "default"] }
+        let result = try XCTUnwrap(runTool("ffmpeg", arguments + [path]), "ffmpeg is installed by scripts/setup.sh")
+        XCTAssertEqual(result.code, 0, "ffmpeg \(path)")
+    }
+
+    // MARK: - VLC
+
+    /// VLC refuses to start as root (CI is root), libvlc does not: python3-vlc drives the stream
+    /// output. Arguments: source, `--sout` chain, then libvlc options. Exit 0 when playback ended.
+    static let vlc = """
+    import sys, time, vlc
+    source, chain, options = sys.argv[1], sys.argv[2], sys.argv[3:]
+    instance = vlc.Instance(["--quiet", "--no-video-title-show"] + options)
+    media = instance.media_new_path(source)
+    media.add_option(":sout=" + chain)
+    media.add_option(":sout-all")
+    player = instance.media_player_new()
+    player.set_media(media)
+    player.play()
+    deadline = time.time() + 60
+    while time.time() < deadline and player.get_state() not in (vlc.State.Ended, vlc.State.Error):
+        time.sleep(0.05)
+    state = player.get_state()
+    player.stop()
+    sys.exit(0 if state == vlc.State.Ended else 1)
+    """
+
+    /// name → (source, `--sout` chain, libvlc options). What VLC 3.0.24 writes that other muxers do not:
+    /// - `mux=mp4`: fast start by default (moov rewritten before mdat, a `wide` box between), every
+    ///   AAC `stts` delta from its microsecond clock (1023, 1024, 1025 in turn: 40 entries for 40
+    ///   packets), one- to three-sample chunks, `udta/©req`+`©enc`, the last packets of each track
+    ///   dropped (24 of 25 frames, 40 of 48 AAC packets), every track enabled and in no group.
+    /// - `mux=mov`: no `ftyp` at all, audio track first, tkhd flags 0xF, `mhlr` handlers with Pascal names.
+    /// - `mux=mp4frag`: `tfhd` without base offset or default-base-is-moof, the video `trun` without a
+    ///   data offset (its data follows the audio run), empty moov tables, an `mfra`; the last fragment
+    ///   never written (63 of 100 frames of a 4 s source). On a 1 s source: one video sample, an empty
+    ///   audio `traf` (no `trun`) and an audio edit list of an empty edit 46812 s long (0xFB1F82C1).
+    static func vlcFlavours(_ folder: TemporaryFolder) -> [String: (source: String, chain: String, options: [String])] {
+        func std(_ mux: String, _ name: String) -> String { "std{access=file,mux=\(mux),dst=\(folder.path(name))}" }
+        let one = folder.path("one.mp4"), two = folder.path("two-audio.mp4"), four = folder.path("four.mp4")
+        return [
+            "vlc.mp4": (one, "#" + std("mp4", "vlc.mp4"), []),
+            "vlc-no-faststart.mp4": (one, "#" + std("mp4", "vlc-no-faststart.mp4"), ["--no-sout-mp4-faststart"]),
+            "vlc.mov": (one, "#" + std("mov", "vlc.mov"), []),
+            "vlc-two-audio.mp4": (two, "#" + std("mp4", "vlc-two-audio.mp4"), []),
+            "vlc-two-audio.mov": (two, "#" + std("mov", "vlc-two-audio.mov"), []),
+            "vlc-frag.mp4": (four, "#" + std("mp4frag", "vlc-frag.mp4"), []),
+            "vlc-frag-short.mp4": (one, "#" + std("mp4frag", "vlc-frag-short.mp4"), []),
+            // VLC's own encoders: MPEG-4 Visual (mp4v) and AAC through its transcode chain.
+            "vlc-transcode.mp4": (one, "#transcode{vcodec=mp4v,vb=400,acodec=mp4a,ab=96}:" + std("mp4", "vlc-transcode.mp4"), []),
+        ]
+    }
+
+    func testFilesVLCWritesThroughEveryCommand() throws {
+        let folder = TemporaryFolder()
+        try Self.source(folder.path("one.mp4"), seconds: 1)
+        try Self.source(folder.path("two-audio.mp4"), seconds: 1, twoAudio: true)
+        try Self.source(folder.path("four.mp4"), seconds: 4)
+        let needed = ["/usr/lib/python3/dist-packages/vlc.py", "/usr/lib/x86_64-linux-gnu/vlc/plugins/mux/libmux_mp4_plugin.so"]
+        guard needed.allSatisfy(FileManager.default.fileExists(atPath:)) else {
+            throw unavailable("python3-vlc and vlc-plugin-base are installed by scripts/setup.sh")
+        }
+        let flavours = Self.vlcFlavours(folder)
+        for (name, flavour) in flavours.sorted(by: { $0.key < $1.key }) {
+            let result = try XCTUnwrap(runTool("timeout", ["90", "/usr/bin/python3", "-c", Self.vlc, flavour.source, flavour.chain] + flavour.options))
+            XCTAssertEqual(result.code, 0, "VLC \(name): \(result.out)")
+            let written = (try? FileManager.default.attributesOfItem(atPath: folder.path(name))[.size] as? Int) ?? 0
+            XCTAssertGreaterThan(written, 1000, "VLC wrote \(name)")
+        }
+        let files = flavours.keys.sorted()
+        WildCorpusTests.check(folder: folder.url.path, files: files,
+                              mustSucceed: Dictionary(uniqueKeysWithValues: files.map { ($0, WildCorpusTests.allCommands) }),
+                              knownSilentLoss: [:], name: "VLC flavours")
+    }
+
+    // MARK: - libquicktime
+
+    /// name → the libquicktime tool and its arguments (quicktime-utils: lqt_transcode decodes and
+    /// encodes through libquicktime's codecs, lqtremux copies compressed packets). The source is
+    /// Motion-JPEG with 16-bit PCM in QuickTime. What libquicktime 1.2.4 writes that others do not:
+    /// - `stsz` sample size 1 for uncompressed audio (`twos`, `sowt`), a sample being one frame: the
+    ///   classic QuickTime convention (keeptrack read 1 byte per sample and copied half the audio
+    ///   before d02a8be; UncompressedAudioSizeTests), two 24000-frame audio chunks.
+    /// - moov after mdat, a second `hdlr` (`dhlr`/`alis`) in minf, `mhlr` handlers with Pascal names,
+    ///   an empty `udta`, tkhd flags 0xF.
+    /// - mp3 in `.mp4` (`-f mp4 -ac lame`): `stsc` counts PCM-like frames (51883 samples into 43
+    ///   chunks) while `stsz` has 43 packets; ffmpeg warns "wrong sample count", keeptrack refuses (65).
+    static let libquicktime: [String: [String]] = [
+        "lqt-qt.mov": ["lqt_transcode", "-f", "qt", "-ac", "sowt", "-vc", "x264"],
+        "lqt-qtold.mov": ["lqt_transcode", "-f", "qtold"],
+        "lqt-mp3.mp4": ["lqt_transcode", "-f", "mp4", "-ac", "lame", "-vc", "x264"],
+        "lqtremux.mov": ["lqtremux"],
+    ]
+
+    /// Refused: a clear error, exit 65 (the test checks the message names the box and its offset).
+    static let libquicktimeRefused: Set<String> = ["lqt-mp3.mp4"]
+
+    func testFilesLibquicktimeWritesThroughEveryCommand() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("source.mov")
+        try Self.source(source, seconds: 1, pcm: true)
+        for (name, command) in Self.libquicktime.sorted(by: { $0.key < $1.key }) {
+            // lqtremux reads compressed packets only from codecs libquicktime has: Motion-JPEG it wrote.
+            let input = command[0] == "lqtremux" ? folder.path("lqt-qtold.mov") : source
+            guard let result = runTool("timeout", ["60", "/usr/bin/" + command[0]] + command.dropFirst() + [input, folder.path(name)]),
+                  result.code != 127 else {
+                throw unavailable("quicktime-utils (libquicktime) is installed by scripts/setup.sh")
+            }
+            XCTAssertEqual(result.code, 0, "\(command[0]) \(name): \(result.out)")
+        }
+        for name in Self.libquicktimeRefused {
+            let inspect = runCLI(["inspect", folder.path(name)])
+            XCTAssertEqual(inspect.code, 65, "\(name): \(inspect.out)")
+            XCTAssertTrue(inspect.error.contains("stsc at byte"), "\(name): \(inspect.error)")
+        }
+        let files = Self.libquicktime.keys.sorted()
+        WildCorpusTests.check(folder: folder.url.path, files: files,
+                              mustSucceed: Dictionary(uniqueKeysWithValues: files.filter { !Self.libquicktimeRefused.contains($0) }
+                                  .map { ($0, WildCorpusTests.allCommands) }),
+                              knownSilentLoss: [:], name: "libquicktime flavours")
+    }
+}
