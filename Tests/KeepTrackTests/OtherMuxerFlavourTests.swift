@@ -52,7 +52,9 @@ final class OtherMuxerFlavourTests: XCTestCase {
     ///   data offset (its data follows the audio run), empty moov tables, an `mfra`; the last fragment
     ///   never written (63 of 100 frames of a 4 s source). On a 1 s source: one video sample, an empty
     ///   audio `traf` (no `trun`) and an audio edit list of an empty edit 46812 s long (0xFB1F82C1).
-    static func vlcFlavours(_ folder: TemporaryFolder) -> [String: (source: String, chain: String, options: [String])] {
+    /// - The iPhone 16 Pro recording remuxed: `hvc1` becomes `hev1`, the APAC and `mebx` tracks, the
+    ///   rotation, `colr` and `dvvC` are gone (68 of 69 frames kept); keeptrack reads what is left.
+    static func vlcFlavours(_ folder: TemporaryFolder, iphone: String) -> [String: (source: String, chain: String, options: [String])] {
         func std(_ mux: String, _ name: String) -> String { "std{access=file,mux=\(mux),dst=\(folder.path(name))}" }
         let one = folder.path("one.mp4"), two = folder.path("two-audio.mp4"), four = folder.path("four.mp4")
         return [
@@ -64,6 +66,8 @@ final class OtherMuxerFlavourTests: XCTestCase {
             "vlc-frag.mp4": (four, "#" + std("mp4frag", "vlc-frag.mp4"), []),
             "vlc-frag-short.mp4": (one, "#" + std("mp4frag", "vlc-frag-short.mp4"), []),
             // VLC's own encoders: MPEG-4 Visual (mp4v) and AAC through its transcode chain.
+            "vlc-iphone.mov": (iphone, "#" + std("mov", "vlc-iphone.mov"), []),
+            "vlc-iphone.mp4": (iphone, "#" + std("mp4", "vlc-iphone.mp4"), []),
             "vlc-transcode.mp4": (one, "#transcode{vcodec=mp4v,vb=400,acodec=mp4a,ab=96}:" + std("mp4", "vlc-transcode.mp4"), []),
         ]
     }
@@ -77,7 +81,7 @@ final class OtherMuxerFlavourTests: XCTestCase {
         guard needed.allSatisfy(FileManager.default.fileExists(atPath:)) else {
             throw unavailable("python3-vlc and vlc-plugin-base are installed by scripts/setup.sh")
         }
-        let flavours = Self.vlcFlavours(folder)
+        let flavours = Self.vlcFlavours(folder, iphone: try RealFixtures.require(RealFixtures.iphone))
         for (name, flavour) in flavours.sorted(by: { $0.key < $1.key }) {
             let result = try XCTUnwrap(runTool("timeout", ["90", "/usr/bin/python3", "-c", Self.vlc, flavour.source, flavour.chain] + flavour.options))
             XCTAssertEqual(result.code, 0, "VLC \(name): \(result.out)")
