@@ -140,4 +140,28 @@ final class OtherMuxerFlavourTests: XCTestCase {
                                   .map { ($0, WildCorpusTests.allCommands) }),
                               knownSilentLoss: [:], name: "libquicktime flavours")
     }
+
+    // MARK: - libavif
+
+    /// avifenc (libavif-bin) writes an AVIF image sequence: ISOBMFF whose `moov` holds one AV1 track
+    /// beside a top-level `meta` whose `iloc` points at the first frame's bytes in the mdat (the still
+    /// image for image viewers), file offsets keeptrack cannot move with the samples: the commands that
+    /// write refuse (65, naming `meta/iloc`), those that read confirm the track.
+    func testImageSequenceLibavifWritesThroughEveryCommand() throws {
+        let folder = TemporaryFolder()
+        let frames = folder.path("frames.y4m")
+        let ffmpeg = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                                                      "testsrc=size=64x48:rate=10:duration=1", "-pix_fmt", "yuv420p", frames]))
+        XCTAssertEqual(ffmpeg.code, 0)
+        guard let avifenc = runTool("avifenc", ["-s", "10", frames, folder.path("avifenc.avif")]) else {
+            throw unavailable("avifenc (libavif-bin) is installed by scripts/setup.sh")
+        }
+        XCTAssertEqual(avifenc.code, 0, avifenc.out)
+        let remux = runCLI(["remux", folder.path("avifenc.avif"), folder.path("remuxed.avif")])
+        XCTAssertEqual(remux.code, 65, remux.out)
+        XCTAssertTrue(remux.error.contains("meta/iloc item 1"), remux.error)
+        WildCorpusTests.check(folder: folder.url.path, files: ["avifenc.avif"],
+                              mustSucceed: ["avifenc.avif": ["inspect", "inspect --json", "lint", "dump", "levels"]],
+                              knownSilentLoss: [:], name: "libavif flavours")
+    }
 }
