@@ -53,4 +53,37 @@ final class UncompressedAudioSizeTests: XCTestCase {
             }
         }
     }
+
+    /// The convention for compressed audio: libquicktime writes `ima4` so (stts 1 tick, stsz 1, stsc in
+    /// frames: 64 frames a 34-byte packet). ffmpeg writes packets; its file is patched to frames here
+    /// (same box sizes), and ffmpeg decodes the patched file to the same audio. keeptrack cannot
+    /// split the chunks into packets: it must say so, not read 64 bytes where 34 are.
+    func testCompressedAudioCountedInFramesIsRefusedWithTheReason() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("ima4-frames.mov")
+        let made = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
+                                                    "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "adpcm_ima_qt", path]))
+        XCTAssertEqual(made.code, 0)
+        let before = try Self.decoded(path)
+        let packets = try FFprobe.probe(path).streams[0].packets.count
+        XCTAssertEqual(packets, 750)
+        var bytes = try fileBytes(path)
+        func field(_ box: String, _ at: Int) throws -> Int { try XCTUnwrap(bytes.range(of: Data(box.utf8))).lowerBound + at }
+        func put(_ offset: Int, _ value: UInt32) { bytes.replaceSubrange(offset..<offset + 4, with: withUnsafeBytes(of: value.bigEndian, Array.init)) }
+        let frames = UInt32(packets * 64)
+        // stts (count, delta), stsc (first chunk, samples per chunk), stsz (size, count), after version and entry count.
+        put(try field("stts", 12), frames); put(try field("stts", 16), 1)
+        put(try field("stsc", 16), frames)
+        put(try field("stsz", 8), 1); put(try field("stsz", 12), frames)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try Self.decoded(path), before, "ffmpeg reads the frame-counted file as the packet one")
+
+        for command in [["inspect", path], ["remux", path, folder.path("copy.mov")]] {
+            let run = runCLI(command)
+            XCTAssertEqual(run.code, 65, "\(command[0]): \(run.out)")
+            XCTAssertTrue(run.error.contains("stsz at byte") && run.error.contains("`ima4`") && run.error.contains("48000 samples of 1 byte and 1 tick"),
+                          "\(command[0]): \(run.error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("copy.mov")))
+    }
 }

@@ -102,6 +102,15 @@ public struct Track: Sendable {
         if sampleTable.sizes.isEmpty, sampleTable.constantSize == 1, let frame = uncompressedAudioFrameBytes, frame > 1 {
             sampleTable.constantSize = frame
         }
+        // The same convention for compressed audio (ima4, MAC3, ...): 1-byte, 1-tick samples are frames
+        // and a packet holds several. keeptrack copies whole samples and cannot tell the packets apart.
+        if sampleTable.sizes.isEmpty, sampleTable.constantSize == 1, sampleTable.sampleCount > 1, sampleEntryForm == .audio,
+           uncompressedAudioFrameBytes == nil,
+           stride(from: 1, to: sampleTable.timeToSample.count, by: 2).allSatisfy({ sampleTable.timeToSample[$0] == 1 }) {
+            throw KeepTrackError.unsupported("\(path)/mdia/minf/stbl/stsz at byte \(sampleTable.boxOffsets["stsz"] ?? stbl.offset): "
+                + "\(sampleTable.sampleCount) samples of 1 byte and 1 tick, QuickTime's count of the frames of `\(format.map(\.description) ?? "?")` "
+                + "audio whose packets hold several; keeptrack copies packets and cannot find them in this track")
+        }
         let triples = sampleTable.sampleToChunk
         // An empty stsd is what ffmpeg writes for codecs it does not know (Apple's mebx tracks): the
         // track cannot be decoded, but the file is readable; `lint` reports it (missing-sample-description).
