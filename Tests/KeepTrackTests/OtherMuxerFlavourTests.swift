@@ -104,39 +104,59 @@ final class OtherMuxerFlavourTests: XCTestCase {
     ///   before d02a8be; UncompressedAudioSizeTests), two 24000-frame audio chunks.
     /// - moov after mdat, a second `hdlr` (`dhlr`/`alis`) in minf, `mhlr` handlers with Pascal names,
     ///   an empty `udta`, tkhd flags 0xF.
+    ///   Version 1 sound descriptions (`in24`, `fl32`) give the frame size in bytesPerFrame; `lpcm`
+    ///   (version 2) gets its true size in stsz.
+    /// - `ima4` in the same convention: 1-tick, 1-byte samples are frames, 64 to a 34-byte packet.
+    ///   keeptrack copies packets and cannot find them: refused (65) with that reason.
     /// - mp3 in `.mp4` (`-f mp4 -ac lame`): `stsc` counts PCM-like frames (51883 samples into 43
     ///   chunks) while `stsz` has 43 packets; ffmpeg warns "wrong sample count", keeptrack refuses (65).
+    /// - `qtstreamize` moves the moov in front; `qtrechunk` makes a movie of JPEG files.
     static let libquicktime: [String: [String]] = [
         "lqt-qt.mov": ["lqt_transcode", "-f", "qt", "-ac", "sowt", "-vc", "x264"],
         "lqt-qtold.mov": ["lqt_transcode", "-f", "qtold"],
+        "lqt-in24.mov": ["lqt_transcode", "-f", "qt", "-ac", "in24", "-vc", "png"],
+        "lqt-fl32.mov": ["lqt_transcode", "-f", "qt", "-ac", "fl32", "-vc", "v210"],
+        "lqt-lpcm.mov": ["lqt_transcode", "-f", "qt", "-ac", "lpcm", "-vc", "raw"],
+        "lqt-ima4.mov": ["lqt_transcode", "-f", "qt", "-ac", "ima4", "-vc", "yuv2"],
         "lqt-mp3.mp4": ["lqt_transcode", "-f", "mp4", "-ac", "lame", "-vc", "x264"],
         "lqtremux.mov": ["lqtremux"],
+        "lqtstreamize.mov": ["qtstreamize"],
     ]
 
-    /// Refused: a clear error, exit 65 (the test checks the message names the box and its offset).
-    static let libquicktimeRefused: Set<String> = ["lqt-mp3.mp4"]
+    /// Refused: a clear error, exit 65, whose message names the box and its offset.
+    static let libquicktimeRefused: [String: String] = ["lqt-mp3.mp4": "stsc at byte", "lqt-ima4.mov": "stsz at byte"]
 
     func testFilesLibquicktimeWritesThroughEveryCommand() throws {
         let folder = TemporaryFolder()
         let source = folder.path("source.mov")
         try Self.source(source, seconds: 1, pcm: true)
-        for (name, command) in Self.libquicktime.sorted(by: { $0.key < $1.key }) {
-            // lqtremux reads compressed packets only from codecs libquicktime has: Motion-JPEG it wrote.
-            let input = command[0] == "lqtremux" ? folder.path("lqt-qtold.mov") : source
-            guard let result = runTool("timeout", ["60", "/usr/bin/" + command[0]] + command.dropFirst() + [input, folder.path(name)]),
-                  result.code != 127 else {
-                throw unavailable("quicktime-utils (libquicktime) is installed by scripts/setup.sh")
-            }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/lqt_transcode") else {
+            throw unavailable("quicktime-utils (libquicktime) is installed by scripts/setup.sh")
+        }
+        // lqtremux reads compressed packets only from codecs libquicktime has: Motion-JPEG it wrote.
+        let inputs = ["lqtremux": folder.path("lqt-qtold.mov"), "qtstreamize": folder.path("lqt-qt.mov")]
+        for name in ["lqt-qt.mov", "lqt-qtold.mov"] + Self.libquicktime.keys.sorted().filter({ !["lqt-qt.mov", "lqt-qtold.mov"].contains($0) }) {
+            let command = try XCTUnwrap(Self.libquicktime[name])
+            let input = inputs[command[0]] ?? source
+            let result = try XCTUnwrap(runTool("timeout", ["60", "/usr/bin/" + command[0]] + command.dropFirst() + [input, folder.path(name)]))
             XCTAssertEqual(result.code, 0, "\(command[0]) \(name): \(result.out)")
         }
-        for name in Self.libquicktimeRefused {
+        let jpegs = (1...10).map { folder.path(String(format: "frame%02d.jpg", $0)) }
+        let frames = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=10:duration=1",
+                                                      folder.path("frame%02d.jpg")]))
+        XCTAssertEqual(frames.code, 0)
+        let rechunk = try XCTUnwrap(runTool("timeout", ["60", "/usr/bin/qtrechunk", "-f", "10", "-c", "jpeg"] + jpegs + [folder.path("qtrechunk.mov")]))
+        XCTAssertEqual(rechunk.code, 0, rechunk.out)
+        for path in jpegs { try FileManager.default.removeItem(atPath: path) }
+        for (name, expected) in Self.libquicktimeRefused {
             let inspect = runCLI(["inspect", folder.path(name)])
             XCTAssertEqual(inspect.code, 65, "\(name): \(inspect.out)")
-            XCTAssertTrue(inspect.error.contains("stsc at byte"), "\(name): \(inspect.error)")
+            XCTAssertTrue(inspect.error.contains(expected), "\(name): \(inspect.error)")
         }
-        let files = Self.libquicktime.keys.sorted()
+        try FileManager.default.removeItem(atPath: source)
+        let files = Self.libquicktime.keys.sorted() + ["qtrechunk.mov"]
         WildCorpusTests.check(folder: folder.url.path, files: files,
-                              mustSucceed: Dictionary(uniqueKeysWithValues: files.filter { !Self.libquicktimeRefused.contains($0) }
+                              mustSucceed: Dictionary(uniqueKeysWithValues: files.filter { Self.libquicktimeRefused[$0] == nil }
                                   .map { ($0, WildCorpusTests.allCommands) }),
                               knownSilentLoss: [:], name: "libquicktime flavours")
     }
