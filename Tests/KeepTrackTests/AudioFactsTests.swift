@@ -84,6 +84,23 @@ final class AudioFactsTests: XCTestCase {
         }
     }
 
+    /// VLC 3.0's mp4/mov muxer writes a `dac3` that is not the stream's (OtherMuxerFlavourTests: `ba 0e 05`,
+    /// 32 kHz 3/0 with bsid 29, over 48 kHz mono). Decoders, ffprobe and mediainfo read the frames;
+    /// so must inspect. ffmpeg's files get VLC's bytes in place of their `dac3` payload.
+    func testAC3FramesWinOverADisagreeingConfiguration() throws {
+        let folder = TemporaryFolder()
+        for (channels, rate, name) in [(1, 48000, "mono.mp4"), (6, 44100, "surround.mp4"), (2, 48000, "stereo.mov")] {
+            let path = try Self.writeTone(folder.path(name), codec: "ac3", channels: channels, rate: rate)
+            var bytes = try fileBytes(path)
+            let dac3 = try XCTUnwrap(bytes.range(of: Data("dac3".utf8))).upperBound
+            bytes.replaceSubrange(dac3..<dac3 + 3, with: [0xBA, 0x0E, 0x05])
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let configured = try XCTUnwrap(Movie.open(path: path).tracks.first?.audioCodecConfiguration)
+            XCTAssertFalse(configured.channels == channels && configured.sampleRate == rate, "\(name): the patched dac3 still agrees")
+            try assertAgreesWithFFprobe(path, placeholderDiffers: false)
+        }
+    }
+
     /// Not every `mp4a` is AAC: its esds object type says MP3 (0x6B, 0x69), Vorbis (0xDD) or DTS
     /// (0xA9), whose channels and rate live in the frame header or the Vorbis identification
     /// header, not in an AudioSpecificConfig, while ffmpeg writes 2 channels in the entry. ffprobe

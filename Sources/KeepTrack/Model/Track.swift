@@ -334,6 +334,7 @@ public struct Track: Sendable {
         switch format {
         case ".mp3", "ms\u{0}U": return .mpegAudio
         case "dtsc", "dtsh", "dtsl", "dtse": return .dts
+        case "ac-3": return .ac3
         case "mp4a":
             guard let type = mp4aObjectType else { return nil }
             if MPEG4ObjectType.mpegAudio.contains(type) { return .mpegAudio }
@@ -401,6 +402,9 @@ public struct Track: Sendable {
             // 0 Hz for TrueHD, the encoder's input rate for Opus), the configuration is what is decoded.
             if let configured = config.channels { channels = configured }
             if let configured = config.sampleRate { rate = Double(configured) }
+            // VLC 3.0 writes a `dac3` that is not the stream's (32 kHz stereo over 48 kHz mono):
+            // decoders, ffprobe and mediainfo go by the frames.
+            if let facts = frameHeaderFacts { (channels, rate) = (facts.channels, Double(facts.sampleRate)) }
         } else if let format = codecFormat, let amr = AMRSpecificBox.facts(format: format) {
             (channels, rate) = (amr.channels, Double(amr.sampleRate))
         } else if let facts = frameHeaderFacts {
