@@ -52,11 +52,16 @@ final class OtherMuxerFlavourTests: XCTestCase {
     ///   data offset (its data follows the audio run), empty moov tables, an `mfra`; the last fragment
     ///   never written (63 of 100 frames of a 4 s source). On a 1 s source: one video sample, an empty
     ///   audio `traf` (no `trun`) and an audio edit list of an empty edit 46812 s long (0xFB1F82C1).
+    /// - From Matroska with SRT subtitles: a QuickTime `text` track (also in `.mp4`) behind an empty
+    ///   edit, its last sample 0 ticks long (ffprobe lists 1 packet of its 2 samples).
+    /// - HEVC and AC-3: `hvc1` becomes `hev1`, and the `dac3` is not the stream's (`ba 0e 05`: 32 kHz
+    ///   3/0, bsid 29, over 48 kHz mono; inspect said 2 ch 32000 Hz before 331d1a0).
     /// - The iPhone 16 Pro recording remuxed: `hvc1` becomes `hev1`, the APAC and `mebx` tracks, the
     ///   rotation, `colr` and `dvvC` are gone (68 of 69 frames kept); keeptrack reads what is left.
     static func vlcFlavours(_ folder: TemporaryFolder, iphone: String) -> [String: (source: String, chain: String, options: [String])] {
         func std(_ mux: String, _ name: String) -> String { "std{access=file,mux=\(mux),dst=\(folder.path(name))}" }
         let one = folder.path("one.mp4"), two = folder.path("two-audio.mp4"), four = folder.path("four.mp4")
+        let subtitled = folder.path("subtitled.mkv"), ac3 = folder.path("hevc-ac3.mp4")
         return [
             "vlc.mp4": (one, "#" + std("mp4", "vlc.mp4"), []),
             "vlc-no-faststart.mp4": (one, "#" + std("mp4", "vlc-no-faststart.mp4"), ["--no-sout-mp4-faststart"]),
@@ -66,6 +71,9 @@ final class OtherMuxerFlavourTests: XCTestCase {
             "vlc-frag.mp4": (four, "#" + std("mp4frag", "vlc-frag.mp4"), []),
             "vlc-frag-short.mp4": (one, "#" + std("mp4frag", "vlc-frag-short.mp4"), []),
             // VLC's own encoders: MPEG-4 Visual (mp4v) and AAC through its transcode chain.
+            "vlc-subtitles.mp4": (subtitled, "#" + std("mp4", "vlc-subtitles.mp4"), []),
+            "vlc-subtitles.mov": (subtitled, "#" + std("mov", "vlc-subtitles.mov"), []),
+            "vlc-hevc-ac3.mp4": (ac3, "#" + std("mp4", "vlc-hevc-ac3.mp4"), []),
             "vlc-iphone.mov": (iphone, "#" + std("mov", "vlc-iphone.mov"), []),
             "vlc-iphone.mp4": (iphone, "#" + std("mp4", "vlc-iphone.mp4"), []),
             "vlc-transcode.mp4": (one, "#transcode{vcodec=mp4v,vb=400,acodec=mp4a,ab=96}:" + std("mp4", "vlc-transcode.mp4"), []),
@@ -77,6 +85,16 @@ final class OtherMuxerFlavourTests: XCTestCase {
         try Self.source(folder.path("one.mp4"), seconds: 1)
         try Self.source(folder.path("two-audio.mp4"), seconds: 1, twoAudio: true)
         try Self.source(folder.path("four.mp4"), seconds: 4)
+        let srt = folder.path("subtitles.srt")
+        try "1\n00:00:00,100 --> 00:00:00,600\nHello\n\n2\n00:00:00,700 --> 00:00:00,900\nWorld\n".write(toFile: srt, atomically: true, encoding: .utf8)
+        let inputs = ["-v", "error", "-nostdin", "-y", "-f", "lavfi", "-i", "testsrc=size=160x120:rate=25:duration=1",
+                      "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1"]
+        for arguments in [["-i", srt, "-map", "0:v", "-map", "1:a", "-map", "2", "-c:v", "libx264", "-c:a", "aac", "-c:s", "srt", folder.path("subtitled.mkv")],
+                          ["-map", "0:v", "-map", "1:a", "-c:v", "libx265", "-x265-params", "log-level=none", "-tag:v", "hvc1", "-c:a", "ac3",
+                           folder.path("hevc-ac3.mp4")]] {
+            let result = try XCTUnwrap(runTool("ffmpeg", inputs + arguments))
+            XCTAssertEqual(result.code, 0, "ffmpeg \(arguments.last ?? "")")
+        }
         let needed = ["/usr/lib/python3/dist-packages/vlc.py", "/usr/lib/x86_64-linux-gnu/vlc/plugins/mux/libmux_mp4_plugin.so"]
         guard needed.allSatisfy(FileManager.default.fileExists(atPath:)) else {
             throw unavailable("python3-vlc and vlc-plugin-base are installed by scripts/setup.sh")
@@ -89,9 +107,31 @@ final class OtherMuxerFlavourTests: XCTestCase {
             XCTAssertGreaterThan(written, 1000, "VLC wrote \(name)")
         }
         let files = flavours.keys.sorted()
+        for name in files { try Self.assertAudioFactsAgreeWithFFprobe(folder.path(name)) }
         WildCorpusTests.check(folder: folder.url.path, files: files,
                               mustSucceed: Dictionary(uniqueKeysWithValues: files.map { ($0, WildCorpusTests.allCommands) }),
                               knownSilentLoss: [:], name: "VLC flavours")
+    }
+
+    /// inspect --json's channels and rate of every audio track are ffprobe's (which reads the stream).
+    static func assertAudioFactsAgreeWithFFprobe(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let inspect = runCLI(["inspect", "--json", path])
+        XCTAssertEqual(inspect.code, 0, inspect.error, file: file, line: line)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.out.utf8)) as? [String: Any], file: file, line: line)
+        let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-show_entries", "stream=id,codec_type,channels,sample_rate",
+                                                      "-of", "json", path]), file: file, line: line)
+        let streams = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(probe.out.utf8)) as? [String: Any], file: file, line: line)["streams"]
+        let audio = (streams as? [[String: Any]] ?? []).filter { $0["codec_type"] as? String == "audio" }
+        let tracks = (object["tracks"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "audio" }
+        XCTAssertEqual(tracks.count, audio.count, "\(path): audio tracks", file: file, line: line)
+        for track in tracks {
+            let id = track["id"] as? Int ?? 0
+            let stream = try XCTUnwrap(audio.first { Int(($0["id"] as? String ?? "").dropFirst(2), radix: 16) == id }, "\(path) track \(id)", file: file, line: line)
+            let facts = try XCTUnwrap(track["audio"] as? [String: Any], file: file, line: line)
+            XCTAssertEqual(facts["channels"] as? Int, stream["channels"] as? Int, "\(path) track \(id): channels", file: file, line: line)
+            XCTAssertEqual((facts["sampleRate"] as? NSNumber)?.intValue, Int(stream["sample_rate"] as? String ?? ""),
+                           "\(path) track \(id): sample rate", file: file, line: line)
+        }
     }
 
     // MARK: - libquicktime
