@@ -105,7 +105,7 @@ public struct Track: Sendable {
         // The same convention for compressed audio (ima4, MAC3, ...): 1-byte, 1-tick samples are frames
         // and a packet holds several. keeptrack copies whole samples and cannot tell the packets apart.
         if sampleTable.sizes.isEmpty, sampleTable.constantSize == 1, sampleTable.sampleCount > 1, sampleEntryForm == .audio,
-           uncompressedAudioFrameBytes == nil,
+           !isLPCM, uncompressedAudioFrameBytes == nil,
            stride(from: 1, to: sampleTable.timeToSample.count, by: 2).allSatisfy({ sampleTable.timeToSample[$0] == 1 }) {
             throw KeepTrackError.unsupported("\(path)/mdia/minf/stbl/stsz at byte \(sampleTable.boxOffsets["stsz"] ?? stbl.offset): "
                 + "\(sampleTable.sampleCount) samples of 1 byte and 1 tick, QuickTime's count of the frames of `\(format.map(\.description) ?? "?")` "
@@ -220,7 +220,7 @@ public struct Track: Sendable {
             guard entry.isContainer, let fields = try? AudioSampleEntry(decoding: entry.payload) else { return nil }
             let bits: UInt32
             switch entry.type {
-            case "twos", "sowt", "raw ": bits = UInt32(fields.sampleSize)
+            case "twos", "sowt", "raw ", "NONE": bits = UInt32(fields.sampleSize)
             case "in24": bits = 24
             case "in32", "fl32": bits = 32
             case "fl64": bits = 64
