@@ -50,8 +50,11 @@ final class OtherMuxerFlavourTests: XCTestCase {
     /// - `mux=mov`: no `ftyp` at all, audio track first, tkhd flags 0xF, `mhlr` handlers with Pascal names.
     /// - `mux=mp4frag`: `tfhd` without base offset or default-base-is-moof, the video `trun` without a
     ///   data offset (its data follows the audio run), empty moov tables, an `mfra`; the last fragment
-    ///   never written (63 of 100 frames of a 4 s source). On a 1 s source: one video sample, an empty
-    ///   audio `traf` (no `trun`) and an audio edit list of an empty edit 46812 s long (0xFB1F82C1).
+    ///   never written (63 of 100 frames of a 4 s source). On a 1 s source: one sample of the first
+    ///   track, an empty `traf` (no `trun`) for the other, whose edit list holds an empty edit of
+    ///   about 45000 s (0xFB1F82C1 ticks). Which track comes first varies from run to run; as the
+    ///   audio, its one sample has a duration only in `tfhd` and ffprobe gives it none
+    ///   (WildCorpusTests.fragmentedDurationVerdict falls back to mediainfo).
     /// - From Matroska with SRT subtitles: a QuickTime `text` track (also in `.mp4`) behind an empty
     ///   edit, its last sample 0 ticks long (ffprobe lists 1 packet of its 2 samples).
     /// - HEVC and AC-3: `hvc1` becomes `hev1`, and the `dac3` is not the stream's (`ba 0e 05`: 32 kHz
@@ -107,31 +110,9 @@ final class OtherMuxerFlavourTests: XCTestCase {
             XCTAssertGreaterThan(written, 1000, "VLC wrote \(name)")
         }
         let files = flavours.keys.sorted()
-        for name in files { try Self.assertAudioFactsAgreeWithFFprobe(folder.path(name)) }
         WildCorpusTests.check(folder: folder.url.path, files: files,
                               mustSucceed: Dictionary(uniqueKeysWithValues: files.map { ($0, WildCorpusTests.allCommands) }),
                               knownSilentLoss: [:], name: "VLC flavours")
-    }
-
-    /// inspect --json's channels and rate of every audio track are ffprobe's (which reads the stream).
-    static func assertAudioFactsAgreeWithFFprobe(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let inspect = runCLI(["inspect", "--json", path])
-        XCTAssertEqual(inspect.code, 0, inspect.error, file: file, line: line)
-        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.out.utf8)) as? [String: Any], file: file, line: line)
-        let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-show_entries", "stream=id,codec_type,channels,sample_rate",
-                                                      "-of", "json", path]), file: file, line: line)
-        let streams = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(probe.out.utf8)) as? [String: Any], file: file, line: line)["streams"]
-        let audio = (streams as? [[String: Any]] ?? []).filter { $0["codec_type"] as? String == "audio" }
-        let tracks = (object["tracks"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "audio" }
-        XCTAssertEqual(tracks.count, audio.count, "\(path): audio tracks", file: file, line: line)
-        for track in tracks {
-            let id = track["id"] as? Int ?? 0
-            let stream = try XCTUnwrap(audio.first { Int(($0["id"] as? String ?? "").dropFirst(2), radix: 16) == id }, "\(path) track \(id)", file: file, line: line)
-            let facts = try XCTUnwrap(track["audio"] as? [String: Any], file: file, line: line)
-            XCTAssertEqual(facts["channels"] as? Int, stream["channels"] as? Int, "\(path) track \(id): channels", file: file, line: line)
-            XCTAssertEqual((facts["sampleRate"] as? NSNumber)?.intValue, Int(stream["sample_rate"] as? String ?? ""),
-                           "\(path) track \(id): sample rate", file: file, line: line)
-        }
     }
 
     // MARK: - libquicktime
