@@ -335,6 +335,7 @@ public struct Track: Sendable {
         case ".mp3", "ms\u{0}U": return .mpegAudio
         case "dtsc", "dtsh", "dtsl", "dtse": return .dts
         case "ac-3": return .ac3
+        case "ec-3": return .eac3
         case "mp4a":
             guard let type = mp4aObjectType else { return nil }
             if MPEG4ObjectType.mpegAudio.contains(type) { return .mpegAudio }
@@ -402,9 +403,17 @@ public struct Track: Sendable {
             // 0 Hz for TrueHD, the encoder's input rate for Opus), the configuration is what is decoded.
             if let configured = config.channels { channels = configured }
             if let configured = config.sampleRate { rate = Double(configured) }
-            // VLC 3.0 writes a `dac3` that is not the stream's (32 kHz stereo over 48 kHz mono):
-            // decoders, ffprobe and mediainfo go by the frames.
-            if let facts = frameHeaderFacts { (channels, rate) = (facts.channels, Double(facts.sampleRate)) }
+            // VLC 3.0 writes a `dac3` that is not the stream's (32 kHz stereo over 48 kHz mono) and a
+            // `dec3` of zeros: decoders, ffprobe and mediainfo go by the frames. A `dec3` whose first
+            // substream is the first frame's stays: only it counts the dependent substreams' channels.
+            if let facts = frameHeaderFacts {
+                let first = (config as? EAC3SpecificBox)?.substreams.first.flatMap { substream in
+                    AC3Fields.sampleRate(fscod: substream.fscod).map {
+                        AudioFrameFacts(channels: AC3Fields.acmodChannels[substream.acmod] + (substream.lfeon ? 1 : 0), sampleRate: $0)
+                    }
+                }
+                if first != facts { (channels, rate) = (facts.channels, Double(facts.sampleRate)) }
+            }
         } else if let format = codecFormat, let amr = AMRSpecificBox.facts(format: format) {
             (channels, rate) = (amr.channels, Double(amr.sampleRate))
         } else if let facts = frameHeaderFacts {
