@@ -58,13 +58,14 @@ final class OtherMuxerFlavourTests: XCTestCase {
     /// - From Matroska with SRT subtitles: a QuickTime `text` track (also in `.mp4`) behind an empty
     ///   edit, its last sample 0 ticks long (ffprobe lists 1 packet of its 2 samples).
     /// - HEVC and AC-3: `hvc1` becomes `hev1`, and the `dac3` is not the stream's (`ba 0e 05`: 32 kHz
-    ///   3/0, bsid 29, over 48 kHz mono; inspect said 2 ch 32000 Hz before 331d1a0).
+    ///   3/0, bsid 29, over 48 kHz mono; inspect said 2 ch 32000 Hz before 331d1a0). E-AC-3 gets a
+    ///   `dec3` of zeros (inspect said 48000 Hz over 44.1 kHz before 1b66887); MP3 in `.mov` a `.mp3` entry.
     /// - The iPhone 16 Pro recording remuxed: `hvc1` becomes `hev1`, the APAC and `mebx` tracks, the
     ///   rotation, `colr` and `dvvC` are gone (68 of 69 frames kept); keeptrack reads what is left.
     static func vlcFlavours(_ folder: TemporaryFolder, iphone: String) -> [String: (source: String, chain: String, options: [String])] {
         func std(_ mux: String, _ name: String) -> String { "std{access=file,mux=\(mux),dst=\(folder.path(name))}" }
         let one = folder.path("one.mp4"), two = folder.path("two-audio.mp4"), four = folder.path("four.mp4")
-        let subtitled = folder.path("subtitled.mkv"), ac3 = folder.path("hevc-ac3.mp4")
+        let subtitled = folder.path("subtitled.mkv"), ac3 = folder.path("hevc-ac3.mp4"), eac3 = folder.path("eac3.mp4"), mp3 = folder.path("mp3.mp4")
         return [
             "vlc.mp4": (one, "#" + std("mp4", "vlc.mp4"), []),
             "vlc-no-faststart.mp4": (one, "#" + std("mp4", "vlc-no-faststart.mp4"), ["--no-sout-mp4-faststart"]),
@@ -77,6 +78,8 @@ final class OtherMuxerFlavourTests: XCTestCase {
             "vlc-subtitles.mp4": (subtitled, "#" + std("mp4", "vlc-subtitles.mp4"), []),
             "vlc-subtitles.mov": (subtitled, "#" + std("mov", "vlc-subtitles.mov"), []),
             "vlc-hevc-ac3.mp4": (ac3, "#" + std("mp4", "vlc-hevc-ac3.mp4"), []),
+            "vlc-eac3.mp4": (eac3, "#" + std("mp4", "vlc-eac3.mp4"), []),
+            "vlc-mp3.mov": (mp3, "#" + std("mov", "vlc-mp3.mov"), []),
             "vlc-iphone.mov": (iphone, "#" + std("mov", "vlc-iphone.mov"), []),
             "vlc-iphone.mp4": (iphone, "#" + std("mp4", "vlc-iphone.mp4"), []),
             "vlc-transcode.mp4": (one, "#transcode{vcodec=mp4v,vb=400,acodec=mp4a,ab=96}:" + std("mp4", "vlc-transcode.mp4"), []),
@@ -94,7 +97,9 @@ final class OtherMuxerFlavourTests: XCTestCase {
                       "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1"]
         for arguments in [["-i", srt, "-map", "0:v", "-map", "1:a", "-map", "2", "-c:v", "libx264", "-c:a", "aac", "-c:s", "srt", folder.path("subtitled.mkv")],
                           ["-map", "0:v", "-map", "1:a", "-c:v", "libx265", "-x265-params", "log-level=none", "-tag:v", "hvc1", "-c:a", "ac3",
-                           folder.path("hevc-ac3.mp4")]] {
+                           folder.path("hevc-ac3.mp4")],
+                          ["-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-ar", "44100", "-ac", "2", "-c:a", "eac3", folder.path("eac3.mp4")],
+                          ["-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-c:a", "libmp3lame", folder.path("mp3.mp4")]] {
             let result = try XCTUnwrap(runTool("ffmpeg", inputs + arguments))
             XCTAssertEqual(result.code, 0, "ffmpeg \(arguments.last ?? "")")
         }
