@@ -12,13 +12,16 @@ set -euo pipefail
 # reframe's person detector (KeepTrackPeople) links OpenCV's objdetect module (its HOG people detector; the
 # SVM is compiled into the library). Tests judge reframe's framing with an independent detector: OpenCV's
 # Haar cascades (opencv-data) through python3-opencv, run as a subprocess with /usr/bin/python3.
+# Muxers with their own MP4/QuickTime writer (OtherMuxerFlavourTests): VLC's stream output through
+# libvlc (python3-vlc; the vlc binary refuses to run as root), libquicktime's tools (quicktime-utils)
+# and avifenc's AV1 image sequences (libavif-bin).
 # Taggers rewrite movies in place and must move every box that holds a file offset (TaggerFlavourTests):
 # python3-mutagen (what beets, Picard and yt-dlp tag with), python3-taglib (TagLib: most music players,
 # kid3, EasyTag), atomicparsley and exiftool.
 PACKAGES=(ffmpeg mediainfo time pkg-config groff-base zsh fish
     python3-mutagen python3-taglib atomicparsley libimage-exiftool-perl
     libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev
-    gstreamer1.0-tools gstreamer1.0-plugins-good
+    gstreamer1.0-tools gstreamer1.0-plugins-good python3-vlc vlc-plugin-base quicktime-utils libavif-bin
     libopencv-objdetect-dev libopencv-imgproc-dev libopencv-core-dev python3-opencv opencv-data)
 
 missing=()

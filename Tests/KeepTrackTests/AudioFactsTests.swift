@@ -84,6 +84,31 @@ final class AudioFactsTests: XCTestCase {
         }
     }
 
+    /// VLC 3.0's mp4/mov muxer writes a `dac3` that is not the stream's (OtherMuxerFlavourTests: `ba 0e 05`,
+    /// 32 kHz 3/0 with bsid 29, over 48 kHz mono) and a `dec3` of zeros (48 kHz 1+1). Decoders, ffprobe
+    /// and mediainfo read the frames; so must inspect. ffmpeg's files get VLC's bytes in place of theirs.
+    func testDolbyFramesWinOverADisagreeingConfiguration() throws {
+        let folder = TemporaryFolder()
+        let cases: [(codec: String, channels: Int, rate: Int, name: String, box: String, bytes: [UInt8])] = [
+            ("ac3", 1, 48000, "mono.mp4", "dac3", [0xBA, 0x0E, 0x05]), ("ac3", 6, 44100, "surround.mp4", "dac3", [0xBA, 0x0E, 0x05]),
+            ("ac3", 2, 48000, "stereo.mov", "dac3", [0xBA, 0x0E, 0x05]),
+            ("eac3", 2, 44100, "eac3.mp4", "dec3", [0, 0, 0, 0, 0]), ("eac3", 6, 32000, "eac3-surround.mp4", "dec3", [0, 0, 0, 0, 0]),
+        ]
+        for item in cases {
+            let path = try Self.writeTone(folder.path(item.name), codec: item.codec, channels: item.channels, rate: item.rate)
+            var bytes = try fileBytes(path)
+            let box = try XCTUnwrap(bytes.range(of: Data(item.box.utf8))).upperBound
+            bytes.replaceSubrange(box..<box + item.bytes.count, with: item.bytes)
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let configured = try XCTUnwrap(Movie.open(path: path).tracks.first?.audioCodecConfiguration)
+            XCTAssertFalse(configured.channels == item.channels && configured.sampleRate == item.rate, "\(item.name): the patched box still agrees")
+            try assertAgreesWithFFprobe(path, placeholderDiffers: false)
+        }
+        // A dec3 that agrees with the first frame is kept: only it counts dependent substreams' channels.
+        let eac3 = try XCTUnwrap(Movie.open(path: try Self.wild("androidx-media/sample_eac3.mp4")).tracks.first { $0.format == "ec-3" })
+        XCTAssertEqual(eac3.frameHeaderFacts, AudioFrameFacts(channels: 6, sampleRate: 48000))
+    }
+
     /// Not every `mp4a` is AAC: its esds object type says MP3 (0x6B, 0x69), Vorbis (0xDD) or DTS
     /// (0xA9), whose channels and rate live in the frame header or the Vorbis identification
     /// header, not in an AudioSpecificConfig, while ffmpeg writes 2 channels in the entry. ffprobe

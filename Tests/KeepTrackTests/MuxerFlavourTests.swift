@@ -80,12 +80,17 @@ final class MuxerFlavourTests: XCTestCase {
 
     /// GStreamer's muxers (qtmux, mp4mux; `gst-launch-1.0` from scripts/setup.sh): Motion-JPEG with
     /// PCM in QuickTime (progressive, fast start, fragmented, fragmented then finalised into a
-    /// progressive file), and AAC through mp4mux (progressive, fragmented).
+    /// progressive file), and AAC through mp4mux (progressive, fragmented). Robust recording
+    /// (`reserved-max-duration`: moov rewritten in place between `free` boxes, mid-file), 3gppmux
+    /// and ismlmux (Smooth Streaming fragments) also put an XMP `uuid` box at the top level.
     static let gstreamer: [String: String] = [
         "gst-qtmux.mov": "qtmux", "gst-faststart.mov": "qtmux faststart=true",
         "gst-finalised.mov": "qtmux fragment-duration=300 fragment-mode=first-moov-then-finalise",
         "gst-frag.mov": "qtmux fragment-duration=300",
+        "gst-robust.mov": "qtmux reserved-max-duration=10000000000 reserved-moov-update-period=100000000",
         "gst-aac.mp4": "mp4mux", "gst-aac-frag.mp4": "mp4mux fragment-duration=300",
+        "gst-robust-aac.m4a": "mp4mux reserved-max-duration=10000000000 reserved-moov-update-period=100000000",
+        "gst-3gpp.3gp": "3gppmux", "gst-isml.ismv": "ismlmux fragment-duration=300",
     ]
 
     func testFilesGStreamerWritesThroughEveryCommand() throws {

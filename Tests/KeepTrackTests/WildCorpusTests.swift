@@ -304,13 +304,22 @@ struct WildFileRun {
         result.out.contains(expected) ? .verified : .broken("exit 0, no output, and no '\(expected)'")
     }
 
-    /// inspect's per-track samples and bytes against ffprobe's packets of the same track.
+    /// inspect's per-track samples and bytes against ffprobe's packets of the same track, and its
+    /// audio channels and rate against ffprobe's.
     func inspectVerdict(_ tracks: [[String: Any]], _ probe: FFprobe.Report?) -> Outcome.Verdict {
         guard let probe else { return .silentlyWrong("inspect reads a file ffprobe cannot open") }
         if tracks.count != probe.streams.count { return .silentlyWrong("\(tracks.count) tracks, ffprobe sees \(probe.streams.count)") }
         for track in tracks {
             let id = UInt32(track["id"] as? Int ?? 0)
             guard let stream = probe.stream(track: id) else { return .silentlyWrong("ffprobe has no track \(id)") }
+            // Audio channels and rate as ffmpeg decodes them (not for APAC, which it cannot decode).
+            if let audio = track["audio"] as? [String: Any], stream.codecTag != "apac", let channels = stream.channels, channels > 0,
+               let rate = stream.sampleRate, rate > 0 {
+                let facts = (audio["channels"] as? Int, (audio["sampleRate"] as? NSNumber)?.intValue)
+                if facts.0 != channels || facts.1 != rate {
+                    return .silentlyWrong("track \(id): \(facts.0.map(String.init) ?? "?") ch \(facts.1.map(String.init) ?? "?") Hz, ffprobe says \(channels) ch \(rate) Hz")
+                }
+            }
             let samples = track["samples"] as? Int ?? -1, bytes = track["bytes"] as? Int ?? -1
             let referencedBy = track["referencedBy"] as? [String: Any] ?? [:]
             // ffprobe turns chapter text tracks into chapters, and misreads ipcm (ProbeSupport).
@@ -428,7 +437,7 @@ struct WildFileRun {
         }
         guard let info else { return .verified }
         guard let afterInfo = try? MediaInfo.report(output) else { return .silentlyWrong("mediainfo cannot read the output") }
-        if fragmented { return Self.fragmentedDurationVerdict(afterInfo, probe: probe, kept: kept) }
+        if fragmented { return Self.fragmentedDurationVerdict(afterInfo, probe: probe, kept: kept, source: info) }
         let keptNames = Set(kept.map(String.init))
         let expected = whole ? info.tracks : info.tracks.filter { $0.id.map(keptNames.contains) ?? false }
         var actual = whole ? afterInfo.tracks : afterInfo.tracks.filter { $0.id != nil }
@@ -450,7 +459,10 @@ struct WildFileRun {
     /// checked against the source's packets as ffprobe lists them: between the end of the last
     /// decoded packet (dts + duration) and the end of the last presented one (pts + duration,
     /// discarded packets left out), within a packet. Empty tracks have no packets to confirm anything.
-    static func fragmentedDurationVerdict(_ output: MediaInfo.Report, probe: FFprobe.Report, kept: [UInt32]) -> Outcome.Verdict {
+    /// A track of one packet without a duration in ffprobe's view (VLC's `mp4frag`) bounds nothing:
+    /// there mediainfo's duration of the source track is the account, within 2 ms.
+    static func fragmentedDurationVerdict(_ output: MediaInfo.Report, probe: FFprobe.Report, kept: [UInt32],
+                                          source: MediaInfo.Report? = nil) -> Outcome.Verdict {
         for track in output.tracks where ["Video", "Audio"].contains(track.kind) {
             guard let id = track.id.flatMap(UInt32.init), kept.contains(id), let stream = probe.stream(track: id),
                   let actual = track.duration else { continue }
@@ -458,6 +470,13 @@ struct WildFileRun {
             // ffprobe gives the last packet no duration: it lasts as long as the longest one at most.
             let steps = zip(stream.packets, stream.packets.dropFirst()).compactMap { pair in pair.1.dts.flatMap { next in pair.0.dts.map { next - $0 } } }
             let longest = (stream.packets.compactMap(\.duration) + steps).max() ?? 0
+            if longest == 0, !stream.packets.isEmpty,
+               let expected = source?.tracks.first(where: { $0.id == track.id && $0.kind == track.kind })?.duration {
+                if abs(actual - expected) > 0.002 {
+                    return .silentlyWrong("mediainfo: track \(id) (\(track.kind)) lasts \(actual) s, \(expected) s in the source (ffprobe gives its packets no duration)")
+                }
+                continue
+            }
             let presented = stream.packets.filter { !$0.isDiscarded }.compactMap { packet in packet.pts.map { $0 + (packet.duration ?? longest) } }
             guard parts.count == 2, parts[1] > 0, let last = stream.packets.last, let lastDTS = last.dts, let presentedEnd = presented.max() else { continue }
             let decodedEnd = lastDTS + (last.duration ?? longest)

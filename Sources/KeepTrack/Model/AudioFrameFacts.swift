@@ -11,7 +11,7 @@ public struct AudioFrameFacts: Sendable, Equatable {
     public static let frameHeaderBytes = 16
 
     public enum FrameCodec: Sendable, Equatable {
-        case mpegAudio, dts
+        case mpegAudio, dts, ac3, eac3
     }
 
     /// Facts read from the first bytes of a packet; nil when they are not a header of `codec`.
@@ -19,7 +19,37 @@ public struct AudioFrameFacts: Sendable, Equatable {
         switch codec {
         case .mpegAudio: return mpegAudioHeader(bytes)
         case .dts: return dtsCoreHeader(bytes)
+        case .ac3: return ac3Header(bytes)
+        case .eac3: return eac3Header(bytes)
         }
+    }
+
+    /// E-AC-3 sync frame (ATSC A/52 E.1.2): syncword 0x0B77, strmtyp (2), substreamid (3), frmsiz (11),
+    /// fscod (2; 3 = a half rate in fscod2), numblkscod (2), acmod (3), lfeon (1), bsid (5, 11 to 16).
+    /// Only the first independent substream: channels its dependent substreams add are not counted.
+    static func eac3Header(_ bytes: [UInt8]) -> AudioFrameFacts? {
+        guard bytes.count >= 8, bytes[0] == 0x0B, bytes[1] == 0x77 else { return nil }
+        var bits = BitReader(Array(bytes[2...]))
+        guard (try? bits.read(16)) != nil, let frequency = try? bits.read(2), let second = try? bits.read(2),
+              let mode = try? bits.read(3), let lfe = try? bits.read(1), let bsid = try? bits.read(5), (11...16).contains(bsid) else { return nil }
+        let rate = frequency == 3 ? [24000, 22050, 16000, 0][second] : [48000, 44100, 32000][frequency]
+        guard rate > 0 else { return nil }
+        return AudioFrameFacts(channels: AC3Fields.acmodChannels[mode] + lfe, sampleRate: rate)
+    }
+
+    /// AC-3 sync frame (ATSC A/52 5.3): syncword 0x0B77, crc1, fscod (2), frmsizecod (6), then bsi:
+    /// bsid (5), bsmod (3), acmod (3), the mix levels acmod has, lfeon (1). Decoders read these, not `dac3`.
+    static func ac3Header(_ bytes: [UInt8]) -> AudioFrameFacts? {
+        guard bytes.count >= 8, bytes[0] == 0x0B, bytes[1] == 0x77 else { return nil }
+        var bits = BitReader(Array(bytes[4...]))
+        guard let frequency = try? bits.read(2), frequency < 3, (try? bits.read(6)) != nil,
+              let bsid = try? bits.read(5), bsid <= 10, (try? bits.read(3)) != nil, let mode = try? bits.read(3) else { return nil }
+        var skip = 0
+        if mode & 1 == 1 && mode != 1 { skip += 2 } // cmixlev
+        if mode & 4 == 4 { skip += 2 } // surmixlev
+        if mode == 2 { skip += 2 } // dsurmod
+        guard skip == 0 || (try? bits.read(skip)) != nil, let lfe = try? bits.read(1) else { return nil }
+        return AudioFrameFacts(channels: AC3Fields.acmodChannels[mode] + lfe, sampleRate: [48000, 44100, 32000][frequency])
     }
 
     /// ISO/IEC 11172-3 / 13818-3 frame header: 11 sync bits, version, layer, bitrate, sampling

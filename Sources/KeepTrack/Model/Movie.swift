@@ -124,8 +124,9 @@ public struct Movie: Sendable {
         if mvhdBox == nil || !timescaleKnown { try installMovieHeader(mvhdBox) }
     }
 
-    /// MP3 and DTS say their channels only in each frame: read the first packet's header (a few
-    /// bytes, once per such track). A header that does not parse leaves the entry's fields.
+    /// MP3 and DTS say their channels only in each frame, AC-3 in its `dac3` too (not always truly):
+    /// read the first packet's header (a few bytes, once per such track). A header that does not
+    /// parse leaves the entry's fields.
     static func readFrameHeaderFacts(_ tracks: inout [Track], source: ByteSource) {
         for index in tracks.indices {
             guard let codec = tracks[index].frameHeaderCodec else { continue }

@@ -21,7 +21,8 @@ public struct SampleTable: Sendable {
     public let sampleCount: Int
     /// Per-sample sizes, empty when every sample has `constantSize`.
     public let sizes: [UInt32]
-    public let constantSize: UInt32
+    /// Settable for the QuickTime convention of `stsz` size 1 for uncompressed audio (Track).
+    public internal(set) var constantSize: UInt32
     public let chunkOffsets: [UInt64]
     /// (firstChunk, samplesPerChunk, descriptionIndex) triples, as in `stsc`.
     public let sampleToChunk: [UInt32]

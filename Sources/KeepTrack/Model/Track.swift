@@ -96,6 +96,21 @@ public struct Track: Sendable {
         let stbl = try need(mdia.find(["minf", "stbl"]), "mdia/minf/stbl")
         sampleEntries = stbl.first("stsd")?.children ?? []
         sampleTable = try SampleTable(stbl: stbl, path: path + "/mdia/minf/stbl")
+        // QuickTime's convention for uncompressed audio (libquicktime, older Apple writers): stsz says
+        // 1 and a sample is one frame, its bytes given by the sound description. ffmpeg reads it so;
+        // read as 1 byte, half of 16-bit mono (more of wider frames) would go missing from every copy.
+        if sampleTable.sizes.isEmpty, sampleTable.constantSize == 1, let frame = uncompressedAudioFrameBytes, frame > 1 {
+            sampleTable.constantSize = frame
+        }
+        // The same convention for compressed audio (ima4, MAC3, ...): 1-byte, 1-tick samples are frames
+        // and a packet holds several. keeptrack copies whole samples and cannot tell the packets apart.
+        if sampleTable.sizes.isEmpty, sampleTable.constantSize == 1, sampleTable.sampleCount > 1, sampleEntryForm == .audio,
+           !isLPCM, uncompressedAudioFrameBytes == nil,
+           stride(from: 1, to: sampleTable.timeToSample.count, by: 2).allSatisfy({ sampleTable.timeToSample[$0] == 1 }) {
+            throw KeepTrackError.unsupported("\(path)/mdia/minf/stbl/stsz at byte \(sampleTable.boxOffsets["stsz"] ?? stbl.offset): "
+                + "\(sampleTable.sampleCount) samples of 1 byte and 1 tick, QuickTime's count of the frames of `\(format.map(\.description) ?? "?")` "
+                + "audio whose packets hold several; keeptrack copies packets and cannot find them in this track")
+        }
         let triples = sampleTable.sampleToChunk
         // An empty stsd is what ffmpeg writes for codecs it does not know (Apple's mebx tracks): the
         // track cannot be decoded, but the file is readable; `lint` reports it (missing-sample-description).
@@ -196,6 +211,33 @@ public struct Track: Sendable {
 
     public var isLPCM: Bool { format.map(Self.lpcmFormats.contains) ?? false }
 
+    /// Bytes of one frame (every channel) of QuickTime uncompressed audio, from the sound description
+    /// of every entry (nil when they disagree, or for ISO `ipcm`/`fpcm`, whose stsz sizes are the truth).
+    var uncompressedAudioFrameBytes: UInt32? {
+        guard sampleEntryForm == .audio, !sampleEntries.isEmpty else { return nil }
+        var sizes = Set<UInt32>()
+        for entry in sampleEntries {
+            guard entry.isContainer, let fields = try? AudioSampleEntry(decoding: entry.payload) else { return nil }
+            let bits: UInt32
+            switch entry.type {
+            case "twos", "sowt", "raw ", "NONE": bits = UInt32(fields.sampleSize)
+            case "in24": bits = 24
+            case "in32", "fl32": bits = 32
+            case "fl64": bits = 64
+            case "ulaw", "alaw": bits = 8
+            case "lpcm": bits = fields.constBitsPerChannel
+            default: return nil
+            }
+            switch fields.version {
+            case 1 where fields.bytesPerFrame > 0: sizes.insert(fields.bytesPerFrame)
+            case 2 where fields.constLPCMFramesPerAudioPacket == 1 && fields.constBytesPerAudioPacket > 0:
+                sizes.insert(fields.constBytesPerAudioPacket)
+            default: sizes.insert((bits + 7) / 8 * UInt32(fields.effectiveChannels))
+            }
+        }
+        return sizes.count == 1 ? sizes.first : nil
+    }
+
     /// Protected sample entries (`encv`, `enca`, `enct`, `encs`): the original format from
     /// `sinf/frma` and the scheme from `sinf/schm` (`cenc`, `cbcs`, ...).
     public var protection: Protection? {
@@ -292,6 +334,8 @@ public struct Track: Sendable {
         switch format {
         case ".mp3", "ms\u{0}U": return .mpegAudio
         case "dtsc", "dtsh", "dtsl", "dtse": return .dts
+        case "ac-3": return .ac3
+        case "ec-3": return .eac3
         case "mp4a":
             guard let type = mp4aObjectType else { return nil }
             if MPEG4ObjectType.mpegAudio.contains(type) { return .mpegAudio }
@@ -359,6 +403,17 @@ public struct Track: Sendable {
             // 0 Hz for TrueHD, the encoder's input rate for Opus), the configuration is what is decoded.
             if let configured = config.channels { channels = configured }
             if let configured = config.sampleRate { rate = Double(configured) }
+            // VLC 3.0 writes a `dac3` that is not the stream's (32 kHz stereo over 48 kHz mono) and a
+            // `dec3` of zeros: decoders, ffprobe and mediainfo go by the frames. A `dec3` whose first
+            // substream is the first frame's stays: only it counts the dependent substreams' channels.
+            if let facts = frameHeaderFacts {
+                let first = (config as? EAC3SpecificBox)?.substreams.first.flatMap { substream in
+                    AC3Fields.sampleRate(fscod: substream.fscod).map {
+                        AudioFrameFacts(channels: AC3Fields.acmodChannels[substream.acmod] + (substream.lfeon ? 1 : 0), sampleRate: $0)
+                    }
+                }
+                if first != facts { (channels, rate) = (facts.channels, Double(facts.sampleRate)) }
+            }
         } else if let format = codecFormat, let amr = AMRSpecificBox.facts(format: format) {
             (channels, rate) = (amr.channels, Double(amr.sampleRate))
         } else if let facts = frameHeaderFacts {
