@@ -11,9 +11,12 @@ public final class CodecDecoder {
     let frame: UnsafeMutablePointer<AVFrame>
     let packet: UnsafeMutablePointer<AVPacket>
     public let configuration: DecoderConfiguration
+    /// Where a video decoder places its pictures (kept alive as long as the decoder); nil: libavcodec's pool.
+    let pictureArena: PictureArena?
 
     /// Opens the decoder `configuration` names; throws `CodecError.notDecodable` when this build of FFmpeg lacks it.
-    public init(_ configuration: DecoderConfiguration) throws {
+    /// `pictureArena`: decode video pictures into it (for callers that keep every picture).
+    public init(_ configuration: DecoderConfiguration, pictureArena: PictureArena? = nil) throws {
         self.configuration = configuration
         _ = Self.quietLogs
         try configuration.checkLimits("decoder configuration")
@@ -27,6 +30,12 @@ public final class CodecDecoder {
         self.frame = frame
         self.packet = packet
         configuration.apply(to: context)
+        if let pictureArena, codec.pointee.type == AVMEDIA_TYPE_VIDEO, codec.pointee.capabilities & AV_CODEC_CAP_DR1 != 0 {
+            pictureArena.install(on: context)
+            self.pictureArena = pictureArena
+        } else {
+            self.pictureArena = nil
+        }
         let status = avcodec_open2(context, codec, nil)
         guard status >= 0 else {
             throw CodecError.notDecodable("FFmpeg cannot open its \(configuration.codecName) decoder with this configuration (\(CodecError.describe(status)))")

@@ -23,7 +23,9 @@
 /// there too; the full picture again at a likely cut, once nobody (or only a small face) was found, and at
 /// least every `Reduction.refreshInterval` frames (a small newcomer is not missed for long). Reduced
 /// detections keep the rhythm full ones would have (the same count) and put what they save in a reserve
-/// that later full detections draw on: a cut or a returning person is looked at sooner, not more cheaply.
+/// that only urgent full detections draw on — at a likely cut, and while nobody is found: a cut or a
+/// returning person is looked at sooner. The refresh of large faces waits for credit like any detection,
+/// so the saving is CPU not spent rather than more detections.
 public struct DetectionSchedule: Sendable, Equatable {
     /// Estimated costs in one unit (any: the measured defaults use nanoseconds of CPU on the reference machine).
     public struct Costs: Sendable, Equatable {
@@ -143,8 +145,10 @@ public struct DetectionSchedule: Sendable, Equatable {
         earn(frames: frame - lastEarned)
         lastEarned = max(lastEarned, frame)
         let reduced = !likelyCut && mayReduce(frame: frame)
-        // A reduced detection keeps the rhythm the budget gives full ones; what it saves goes to `reserve`.
-        let available = reduced ? credit : credit + reserve
+        let urgent = likelyCut || latestFoundNobody
+        // A reduced detection keeps the rhythm the budget gives full ones; what it saves goes to `reserve`,
+        // which only urgent detections spend.
+        let available = urgent && !reduced ? credit + reserve : credit
         let due: Bool
         if let lastDetected {
             due = likelyCut ? available >= 0 : frame - lastDetected >= (still ? stillInterval : movingInterval) && available >= costs.face
@@ -160,23 +164,23 @@ public struct DetectionSchedule: Sendable, Equatable {
             askedPeople.append(false)
             return .detectReduced
         }
-        spend(costs.face)
+        spend(costs.face, fromReserve: urgent)
         lastFull = frame
         // Not on a picture that has not changed: the body detector would find what it found before.
-        let people = !latestFoundFace && !(still && !likelyCut) && credit + reserve >= costs.people
+        let people = !latestFoundFace && !(still && !likelyCut) && credit + (urgent ? reserve : 0) >= costs.people
             && lastPeople.map { frame - $0 >= peopleInterval } ?? true
         if people {
-            spend(costs.people)
+            spend(costs.people, fromReserve: urgent)
             lastPeople = frame
         }
         askedPeople.append(people)
         return .detect(people: people)
     }
 
-    /// Takes `cost` from the credit, and what the credit lacks from the reserve.
-    private mutating func spend(_ cost: Double) {
+    /// Takes `cost` from the credit, and what the credit lacks from the reserve when `fromReserve`.
+    private mutating func spend(_ cost: Double, fromReserve: Bool) {
         credit -= cost
-        guard credit < 0, reserve > 0 else { return }
+        guard fromReserve, credit < 0, reserve > 0 else { return }
         let taken = min(reserve, -credit)
         reserve -= taken
         credit += taken
@@ -196,7 +200,7 @@ public struct DetectionSchedule: Sendable, Equatable {
     /// Whether `decide(frame:)` would look at the `still` argument for this frame (it is worth computing).
     public func needsStillness(frame: Int) -> Bool {
         guard let lastDetected else { return false }
-        let available = credit + (mayReduce(frame: frame) ? 0 : reserve) + costs.earnedPerFrame * Double(frame - lastEarned)
+        let available = credit + (mayReduce(frame: frame) || !latestFoundNobody ? 0 : reserve) + costs.earnedPerFrame * Double(frame - lastEarned)
         return frame - lastDetected >= movingInterval && available >= costs.face
     }
 

@@ -7,9 +7,20 @@ import KeepTrackPeople
 import KeepTrackFraming
 
 /// Decoded frames the analysis keeps for the encoding pass, so a clip that fits in memory is decoded once
-/// (as `ffmpeg -vf crop` decodes it) instead of twice. Each frame is a reference to the decoder's buffer.
+/// (as `ffmpeg -vf crop` decodes it) instead of twice. Each frame is a reference to the decoder's buffer,
+/// which the decoder placed in `arena` (`PictureArena`: fewer, cheaper page faults than a fresh pool buffer each).
 final class RetainedFrames: @unchecked Sendable {
     private var frames: [(index: Int, time: Int64, frame: UnsafeMutablePointer<AVFrame>?)] = []
+    let arena: PictureArena?
+
+    /// `arena`: room for the clip's pictures, for the decoder (nil: its own pool).
+    init(arena: PictureArena?) { self.arena = arena }
+
+    /// Room for the pictures of `video`: every sample and a few the decoder may make and drop.
+    static func arena(for video: Track, orientation: DisplayOrientation, codecID: AVCodecID) -> PictureArena? {
+        PictureArena(pictures: video.sampleTable.sampleCount + 8, width: orientation.storedWidth, height: orientation.storedHeight,
+                     bytesPerSample: codecID == AV_CODEC_ID_H264 ? 1 : 2)
+    }
 
     var count: Int { frames.count }
 
@@ -72,15 +83,18 @@ extension Reframer {
     /// A decoded frame whose time the sample table does not have: analyse every frame instead.
     struct TimelineMismatch: Error {}
 
+    /// `analysing`: the analysis pass, decoded on one thread. Measured (`ffmpeg -threads 1` vs auto, CPU):
+    /// frame threading's hand-offs cost 0.05–0.3 s a clip (talking_head 0.45 vs 0.52 s, scene_still 0.57 vs
+    /// 0.73, cut_person_to_animation_hevc 0.60 vs 0.76), and the other core is the detector's meanwhile. The
+    /// encoding pass keeps the decoder's threads: there decoding runs beside the encoder.
     static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false, skipUnreferenced: Bool = false,
+                       analysing: Bool = false, pictureArena: PictureArena? = nil,
                        body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
         var configuration = try DecoderConfiguration.make(for: video)
-        // H.264 frame threading gains nothing once unreferenced frames are skipped (measured: the referenced
-        // frames form one chain) and its hand-offs cost ~20 %; one thread leaves the other core to the detector.
-        configuration.threadCount = skipUnreferenced && configuration.codecID == AV_CODEC_ID_H264 ? 1 : 0
+        configuration.threadCount = analysing ? 1 : 0
         configuration.fastAnalysis = fastAnalysis
         configuration.skipUnreferencedFrames = skipUnreferenced
-        let decoder = try CodecDecoder(configuration)
+        let decoder = try CodecDecoder(configuration, pictureArena: pictureArena)
         var reader = TrackPacketReader(track: video, source: movie.source)
         var produced: Int64 = 0
         let handle = { (frame: UnsafePointer<AVFrame>) throws in
@@ -137,7 +151,8 @@ extension Reframer {
                         progress: (Int, Double) -> Void) throws -> Analysis {
         var analysis = Analysis()
         analysis.timeline = timeline
-        let retained = keep ? RetainedFrames() : nil
+        let codecID = try DecoderConfiguration.make(for: video).codecID
+        let retained = keep ? RetainedFrames(arena: RetainedFrames.arena(for: video, orientation: orientation, codecID: codecID)) : nil
         let preview = options.previewOutput == nil ? nil
             : PreviewCapture(tiles: ContactSheet.tiles, frameCount: timeline?.count ?? video.sampleTable.sampleCount, orientation: orientation)
         let timescale = Double(max(video.mediaHeader.timescale, 1))
@@ -156,7 +171,8 @@ extension Reframer {
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
         defer { detections.abandon() }  // after finish() this changes nothing
-        try decode(movie, video, fastAnalysis: !decodeEverything, skipUnreferenced: referencedOnly) { frame, time in
+        try decode(movie, video, fastAnalysis: !decodeEverything, skipUnreferenced: referencedOnly, analysing: true,
+                   pictureArena: retained?.arena) { frame, time in
             let index: Int
             if let timeline {
                 guard let found = timeline.index(of: time), found > (analysis.analysedFrames.last ?? -1) else { throw TimelineMismatch() }

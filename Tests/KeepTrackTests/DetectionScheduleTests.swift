@@ -165,6 +165,13 @@ final class DetectionScheduleTests: XCTestCase {
         XCTAssertEqual(Array(searched.map(\.frame).prefix(10)), [0, 40, 80, 120, 160, 200, 240, 243, 246, 280],
                        "the reserve pays for two more looks before the budget's next one")
         XCTAssertEqual(Array(searched.map(\.kind)[5...9]), [.reduced, .reduced, .full, .full, .full])
+        // The refresh of large faces is not urgent: it waits for credit and leaves the reserve alone (the saving
+        // is CPU not spent); drawing on the reserve, it would have come at frame 190.
+        var refreshing = Self.reducing(earned: 1, refresh: 190)
+        let refreshed = Self.runReduced(&refreshing, frames: 300)
+        XCTAssertEqual(refreshed.map(\.frame), fullRun.prefix(8).map(\.frame), "the same rhythm as full detections")
+        XCTAssertEqual(refreshed.filter { $0.kind == .full }.map(\.frame), [0, 200], "the refresh due at 190 waits for the credit of 200")
+        XCTAssertGreaterThan(refreshing.reserve, 0, "the savings stay unspent")
         // What was spent (reduced detections at their own cost) stays within what was earned plus the first allowance.
         var spent = 0.0
         for (frame, kind) in searched { spent += kind == .full ? 40 : 10; XCTAssertLessThanOrEqual(spent, 40 + Double(frame) + 1e-9) }

@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""CPU of one or more keeptrack builds against the same-path ffmpeg crop + encode, interleaved in one run (the
+time half of bench/footage.py, without the framing judge, for comparing builds side by side on a loaded machine).
+
+usage: bench/footage_ab.py RUNS KEEPTRACK [KEEPTRACK...] -- CLIP...
+Per clip: the first build's --plan-out path is sent to ffmpeg's crop filter (as bench/footage.py does), then one
+warm-up and RUNS rounds of ffmpeg, build 1, build 2, ...; prints median CPU (user + system), each build's ratio to
+ffmpeg, its median system time and minor faults, and every run's CPU (the spread says how loaded the machine was).
+"""
+import json, os, statistics, subprocess, sys, tempfile
+
+
+def timed(command):
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            err.seek(0)
+            sys.exit(f"failed: {' '.join(command)}\n{err.read().decode(errors='replace')[-2000:]}")
+    return usage.ru_utime, usage.ru_stime, usage.ru_minflt
+
+
+def main():
+    args = sys.argv[1:]
+    if "--" not in args or len(args) < 4:
+        sys.exit(__doc__)
+    runs, builds, clips = int(args[0]), args[1:args.index("--")], args[args.index("--") + 1:]
+    work = tempfile.mkdtemp(prefix="keeptrack-footage-ab.")
+    print("load average at start:", open("/proc/loadavg").read().split()[:3])
+    for clip in clips:
+        plan, out = os.path.join(work, "plan.json"), os.path.join(work, "kt.mp4")
+        summary = json.loads(subprocess.check_output([builds[0], "reframe", clip, out, "--force", "--json", "--plan-out", plan],
+                                                     stderr=subprocess.DEVNULL))
+        video, path = summary["video"], json.load(open(plan))
+        first, previous, moves = path["frames"][0]["time"], path["frames"][0]["x"], []
+        for frame in path["frames"][1:]:
+            if frame["x"] != previous:
+                moves.append(f"{max(0.0, frame['time'] - first - 0.001):.4f} crop x {frame['x']};\n")
+                previous = frame["x"]
+        commands = os.path.join(work, "path.cmd")
+        with open(commands, "w") as f:
+            f.writelines(moves)
+        crop = f"crop={video['cropWidth']}:{video['cropHeight']}:{path['frames'][0]['x']}:0"
+        ffmpeg = ["ffmpeg", "-v", "error", "-y", "-i", clip, "-map", "0:v:0", "-map", "0:a?", "-vf",
+                  f"sendcmd=f={commands},{crop}" if moves else crop,
+                  "-c:v", "libx264", "-preset", "medium", "-crf", "20", "-c:a", "copy", os.path.join(work, "same.mp4")]
+        labelled = [("ffmpeg", ffmpeg)] + [(build, [build, "reframe", clip, out, "--force", "--preset", "medium", "--crf", "20"])
+                                           for build in builds]
+        for _, command in labelled:
+            timed(command)
+        results = {label: [] for label, _ in labelled}
+        for _ in range(runs):
+            for label, command in labelled:
+                results[label].append(timed(command))
+        cpu = {label: statistics.median(u + s for u, s, _ in r) for label, r in results.items()}
+        line = f"{os.path.basename(clip)}: ffmpeg {cpu['ffmpeg']:.2f} s (runs {' '.join(f'{u + s:.2f}' for u, s, _ in results['ffmpeg'])})"
+        for build in builds:
+            r = results[build]
+            line += (f" | {build}: {cpu[build]:.2f} s, ratio {cpu[build] / cpu['ffmpeg']:.3f}, sys {statistics.median(s for _, s, _ in r):.2f},"
+                     f" minflt {statistics.median(m for _, _, m in r):.0f} (runs {' '.join(f'{u + s:.2f}' for u, s, _ in r)})")
+        print(line, flush=True)
+    print("load average at end:", open("/proc/loadavg").read().split()[:3])
+
+
+if __name__ == "__main__":
+    main()
