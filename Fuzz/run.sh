@@ -6,7 +6,7 @@
 #   Fuzz/run.sh [SECONDS]   fuzz for SECONDS (default 60) from the committed corpus and seeds
 #   Fuzz/run.sh build       only build the harness (make test builds it beside the test build, at nice 19)
 #   Fuzz/run.sh replay      run only the committed inputs (Fuzz/regressions, Fuzz/corpus, Fuzz/seeds)
-#   Fuzz/run.sh merge       minimise Fuzz/corpus: keep the inputs that add coverage (commit the result)
+#   Fuzz/run.sh merge       minimise Fuzz/corpus: keep one input per edge reached (commit the result)
 # Environment: FUZZ_JOBS=N runs N fuzzing processes (default 1); FUZZ_RUNS=N stops each process after N executions
 # (a long run's floor: FUZZ_JOBS=2 FUZZ_RUNS=5000000 is 10^7 in all, SECONDS then only an upper bound); FUZZ_RELOAD=S
 # how often the processes of a FUZZ_JOBS run read each other's finds (30 s); FUZZ_TIMEOUT=S per-input wall limit (5); FUZZ_ENTROPIC=0
@@ -55,7 +55,9 @@ replay)
     exit 0 ;;
 merge)
     rm -rf "$out/merged"; mkdir -p "$out/merged"
-    "$binary" -merge=1 "${options[@]}" "$out/merged" Fuzz/corpus "$out/corpus" Fuzz/seeds 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
+    # Edges only (-use_counters=0): keeping an input for every hit-count bucket kept 4,301 files (53 MB) of a
+    # 10^7-execution run's finds; one input per edge keeps 1,046 (8.4 MB) with the same 6,963 edges.
+    "$binary" -merge=1 -use_counters=0 "${options[@]}" "$out/merged" Fuzz/corpus "$out/corpus" Fuzz/seeds 2>&1 | grep -E "MERGE-OUTER: [0-9]+ new files" || true
     rm -rf Fuzz/corpus; mv "$out/merged" Fuzz/corpus
     echo "fuzz: Fuzz/corpus now holds $(ls Fuzz/corpus | wc -l) inputs, $(du -sh Fuzz/corpus | cut -f1)"
     exit 0 ;;
