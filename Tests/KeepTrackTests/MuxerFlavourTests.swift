@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import KeepTrack
 
 /// Files other muxers write, through every command with the wild-corpus checks (WildCorpusTests):
 /// ffmpeg's mov/mp4 muxer with the options people use — progressive flavours (fast start, B-frames,
@@ -82,7 +83,8 @@ final class MuxerFlavourTests: XCTestCase {
     /// PCM in QuickTime (progressive, fast start, fragmented, fragmented then finalised into a
     /// progressive file), and AAC through mp4mux (progressive, fragmented). Robust recording
     /// (`reserved-max-duration`: moov rewritten in place between `free` boxes, mid-file), 3gppmux
-    /// and ismlmux (Smooth Streaming fragments) also put an XMP `uuid` box at the top level.
+    /// and ismlmux (Smooth Streaming fragments) also put an XMP `uuid` box at the top level. H.264 with
+    /// B-frames (x264enc, plugins-ugly; h264parse, plugins-bad) with AAC through mp4mux and qtmux.
     static let gstreamer: [String: String] = [
         "gst-qtmux.mov": "qtmux", "gst-faststart.mov": "qtmux faststart=true",
         "gst-finalised.mov": "qtmux fragment-duration=300 fragment-mode=first-moov-then-finalise",
@@ -91,6 +93,9 @@ final class MuxerFlavourTests: XCTestCase {
         "gst-aac.mp4": "mp4mux", "gst-aac-frag.mp4": "mp4mux fragment-duration=300",
         "gst-robust-aac.m4a": "mp4mux reserved-max-duration=10000000000 reserved-moov-update-period=100000000",
         "gst-3gpp.3gp": "3gppmux", "gst-isml.ismv": "ismlmux fragment-duration=300",
+        // H.264 from x264enc with B-frames (composition offsets, the reorder delay) beside the AAC source.
+        "gst-h264-bframes.mp4": "mp4mux", "gst-h264-frag.mp4": "mp4mux fragment-duration=300",
+        "gst-h264.mov": "qtmux", "gst-h264-finalised.mov": "qtmux fragment-duration=300 fragment-mode=first-moov-then-finalise",
     ]
 
     func testFilesGStreamerWritesThroughEveryCommand() throws {
@@ -102,12 +107,22 @@ final class MuxerFlavourTests: XCTestCase {
         XCTAssertEqual(ffmpeg.code, 0)
         for (name, muxer) in Self.gstreamer.sorted(by: { $0.key < $1.key }) {
             let mux = muxer.split(separator: " ").map(String.init) + ["name=m", "!", "filesink", "location=\(folder.path(name))"]
-            let pipeline = muxer.hasPrefix("qtmux")
+            let aacBranch = ["filesrc", "location=\(aac)", "!", "qtdemux", "!", "queue", "!", "aacparse", "!"]
+            let pipeline = name.hasPrefix("gst-h264")
+                ? ["videotestsrc", "num-buffers=60", "!", "video/x-raw,format=I420,width=160,height=120,framerate=30/1", "!",
+                   "x264enc", "bframes=2", "key-int-max=30", "!", "h264parse", "!", "queue", "!"] + mux + aacBranch + ["m."]
+                : muxer.hasPrefix("qtmux")
                 ? ["videotestsrc", "num-buffers=25", "!", "video/x-raw,width=160,height=120,framerate=25/1", "!", "jpegenc", "!", "queue", "!"]
                     + mux + ["audiotestsrc", "num-buffers=40", "!", "audio/x-raw,rate=48000,channels=2", "!", "audioconvert", "!", "queue", "!", "m."]
-                : ["filesrc", "location=\(aac)", "!", "qtdemux", "!", "queue", "!", "aacparse", "!"] + mux
+                : aacBranch + mux
             let result = try XCTUnwrap(runTool("timeout", ["60", "/usr/bin/gst-launch-1.0", "-q", "-e"] + pipeline))
             XCTAssertEqual(result.code, 0, "gst-launch-1.0 (scripts/setup.sh installs it) \(name): \(result.out)")
+        }
+        // The H.264 flavours really reorder frames (what the check must then keep): composition offsets.
+        for name in ["gst-h264-bframes.mp4", "gst-h264.mov"] {
+            let video = try XCTUnwrap(try Movie.open(path: folder.path(name)).tracks.first { $0.kind == .video })
+            let runs = video.sampleTable.compositionOffsets  // (count, offset) pairs
+            XCTAssertTrue(stride(from: 1, to: runs.count, by: 2).contains { runs[$0] != 0 }, "\(name): no composition offsets")
         }
         let files = Self.gstreamer.keys.sorted()
         WildCorpusTests.check(folder: folder.url.path, files: files,
