@@ -39,10 +39,11 @@ enum Demo {
         let relative = arguments.map { $0.hasPrefix(folder.path + "/") ? String($0.dropFirst(folder.path.count + 1)) : $0 }
         console.print("   $ keeptrack " + relative.joined(separator: " "))
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(folder.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        // Short names only inside the demo folder: were it not entered, they would name files in the caller's folder.
+        let entered = FileManager.default.changeCurrentDirectoryPath(folder.path)
+        defer { if entered { _ = FileManager.default.changeCurrentDirectoryPath(previous) } }
         let capture = Console.capturing()
-        let code = MediaCommandLine.run(relative, console: capture.console)
+        let code = MediaCommandLine.run(entered ? relative : arguments, console: capture.console)
         let output = capture.output
         let text = output.out + output.error
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).dropLast(text.hasSuffix("\n") ? 1 : 0) {
