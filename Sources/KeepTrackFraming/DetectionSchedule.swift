@@ -18,14 +18,20 @@
 /// their cost is charged up front and refunded when the face detector did find a face on that picture
 /// (the body detector then does not run).
 ///
-/// With a `Reduction`, a detection may look at a smaller picture (`Decision.detectReduced`, costing
-/// `Costs.reducedFace`) while the latest known detection found faces that are all large enough to be found
-/// there too; the full picture again at a likely cut, once nobody (or only a small face) was found, and at
-/// least every `Reduction.refreshInterval` frames (a small newcomer is not missed for long). Reduced
-/// detections keep the rhythm full ones would have (the same count) and put what they save in a reserve
-/// that only urgent full detections draw on — at a likely cut, and while nobody is found: a cut or a
-/// returning person is looked at sooner. The refresh of large faces waits for credit like any detection,
-/// so the saving is CPU not spent rather than more detections.
+/// With a `Reduction`, a detection may look at less than the whole picture while the latest known detection
+/// found faces: at a smaller picture (`Decision.detectReduced`, costing `Costs.reducedFace`) when those faces
+/// are all large enough to be found there too, or only at the regions around them (`Decision.detectRegions`,
+/// at the cost the caller gives: the faces are where they were, or where their motion takes them), whichever
+/// is cheaper; the full picture again at a likely cut, once nobody (or only a small face) was found, and at
+/// least every `Reduction.refreshInterval` frames (a newcomer elsewhere is not missed for long). These
+/// cheaper detections keep the rhythm full ones would have (the same count). Reduced ones put what they
+/// save in a reserve that only urgent full detections draw on — at a likely cut, and while nobody is
+/// found: a cut or a returning person is looked at sooner. The refresh waits for credit like any detection,
+/// so the saving is CPU not spent rather than more detections. What regions save is only CPU not spent:
+/// the rhythm, and the search for a person who left, stay what they are without regions (a reserve fed by
+/// them moved the search for a returning person off its beat and found them later, scene leave-return). A
+/// region that lost its face is followed by a whole look at the same picture (`Known.lookedWhole`), and
+/// the region's cost is then charged as well.
 public struct DetectionSchedule: Sendable, Equatable {
     /// Estimated costs in one unit (any: the measured defaults use nanoseconds of CPU on the reference machine).
     public struct Costs: Sendable, Equatable {
@@ -63,9 +69,10 @@ public struct DetectionSchedule: Sendable, Equatable {
         }
     }
 
-    /// When a detection may look at the reduced picture.
+    /// When a detection may look at less than the whole picture (the reduced one, or regions around faces).
     public struct Reduction: Sendable, Equatable {
-        /// The smallest face (height, in the unit of `Known.smallestFace`) the reduced picture still finds reliably.
+        /// The smallest face (height, in the unit of `Known.smallestFace`) the reduced picture still finds
+        /// reliably; infinity when there is no reduced picture (only regions).
         public var minimumFace: Double
         /// A full-picture detection at least this many frames after the last one.
         public var refreshInterval: Int
@@ -83,11 +90,14 @@ public struct DetectionSchedule: Sendable, Equatable {
         public var foundNobody: Bool
         /// The height of the smallest face found (any unit: the one of `Reduction.minimumFace`); nil: none.
         public var smallestFace: Double?
-        public init(foundFace: Bool, ranPeople: Bool, foundNobody: Bool = false, smallestFace: Double? = nil) {
+        /// A detection around the faces lost one and looked at the whole picture as well.
+        public var lookedWhole: Bool
+        public init(foundFace: Bool, ranPeople: Bool, foundNobody: Bool = false, smallestFace: Double? = nil, lookedWhole: Bool = false) {
             self.foundFace = foundFace
             self.ranPeople = ranPeople
             self.foundNobody = foundNobody && !foundFace
             self.smallestFace = foundFace ? smallestFace : nil
+            self.lookedWhole = lookedWhole
         }
     }
 
@@ -97,6 +107,8 @@ public struct DetectionSchedule: Sendable, Equatable {
         case detect(people: Bool)
         /// Run the face detector on the reduced picture (never the body detector: faces are known).
         case detectReduced
+        /// Run the face detector only on the regions around the faces known (never the body detector).
+        case detectRegions
     }
 
     public var costs: Costs
@@ -105,11 +117,11 @@ public struct DetectionSchedule: Sendable, Equatable {
     public var peopleInterval: Int
     /// Most credit kept (a long stretch without detections does not buy a burst later).
     public var maximumCredit: Double
-    /// When detections may use the reduced picture; nil: never.
+    /// When detections may look at less than the whole picture; nil: never.
     public var reduction: Reduction?
 
     public private(set) var credit: Double
-    /// What reduced detections saved against the full cost they were budgeted at: spent by full detections
+    /// What cheaper detections saved against the full cost they were budgeted at: spent by full detections
     /// (cuts, a returning person, refreshes) where the credit falls short. At most `maximumCredit`.
     public private(set) var reserve = 0.0
     public private(set) var lastDetected: Int?
@@ -119,6 +131,8 @@ public struct DetectionSchedule: Sendable, Equatable {
     /// Detections decided so far, and whether each asked for people (for refunds).
     public private(set) var decided = 0
     private var askedPeople: [Bool] = []
+    /// What each detection's regions cost (0: it looked at a whole picture), charged again when they lost a face.
+    private var regionCosts: [Double] = []
     /// Until a detection is known, nobody has been found.
     private var latestFoundFace = false
     private var latestFoundNobody = false
@@ -140,15 +154,16 @@ public struct DetectionSchedule: Sendable, Equatable {
 
     /// Whether frame `frame` (presentation index, increasing) is detected on. `likelyCut`: its picture
     /// differs from the previous frame's like a new shot; `still`: nothing changed since the last detection
-    /// (only looked at when `needsStillness(frame:)`). Frames the analysis never sees still earn.
-    public mutating func decide(frame: Int, likelyCut: Bool, still: Bool = false) -> Decision {
+    /// (only looked at when `needsStillness(frame:)`). `regionsCost`: what a detection only around the faces
+    /// known would cost on this frame (nil: none possible). Frames the analysis never sees still earn.
+    public mutating func decide(frame: Int, likelyCut: Bool, still: Bool = false, regionsCost: Double? = nil) -> Decision {
         earn(frames: frame - lastEarned)
         lastEarned = max(lastEarned, frame)
-        let reduced = !likelyCut && mayReduce(frame: frame)
+        let cheaper = likelyCut ? nil : cheaperLook(frame: frame, regionsCost: regionsCost)
         let urgent = likelyCut || latestFoundNobody
-        // A reduced detection keeps the rhythm the budget gives full ones; what it saves goes to `reserve`,
+        // A cheaper detection keeps the rhythm the budget gives full ones; what it saves goes to `reserve`,
         // which only urgent detections spend.
-        let available = urgent && !reduced ? credit + reserve : credit
+        let available = urgent && cheaper == nil ? credit + reserve : credit
         let due: Bool
         if let lastDetected {
             due = likelyCut ? available >= 0 : frame - lastDetected >= (still ? stillInterval : movingInterval) && available >= costs.face
@@ -158,11 +173,12 @@ public struct DetectionSchedule: Sendable, Equatable {
         guard due else { return .skip }
         lastDetected = frame
         decided += 1
-        if reduced {
+        if let cheaper {
             credit -= costs.face
-            reserve = min(maximumCredit, reserve + costs.face - costs.reducedFace)
+            if cheaper.decision == .detectReduced { reserve = min(maximumCredit, reserve + costs.face - cheaper.cost) }
             askedPeople.append(false)
-            return .detectReduced
+            regionCosts.append(cheaper.decision == .detectRegions ? cheaper.cost : 0)
+            return cheaper.decision
         }
         spend(costs.face, fromReserve: urgent)
         lastFull = frame
@@ -174,6 +190,7 @@ public struct DetectionSchedule: Sendable, Equatable {
             lastPeople = frame
         }
         askedPeople.append(people)
+        regionCosts.append(0)
         return .detect(people: people)
     }
 
@@ -186,12 +203,25 @@ public struct DetectionSchedule: Sendable, Equatable {
         credit += taken
     }
 
-    /// Whether a detection on `frame` that is not at a cut may use the reduced picture: the latest known
-    /// detection found faces, all at least `Reduction.minimumFace` tall, and a full one is not yet due.
-    func mayReduce(frame: Int) -> Bool {
-        guard let reduction, latestFoundFace, let smallest = latestSmallestFace, smallest >= reduction.minimumFace,
-              let lastFull else { return false }
+    /// Whether a detection on `frame` that is not at a cut may look at less than the whole picture: the
+    /// latest known detection found faces and a full one is not yet due.
+    public func mayLookCheaper(frame: Int) -> Bool {
+        guard let reduction, latestFoundFace, let lastFull else { return false }
         return frame - lastFull < reduction.refreshInterval
+    }
+
+    /// The cheapest way to look at `frame` short of the whole picture, when one may be used and costs less:
+    /// the reduced picture (every face known is large enough for it) or the regions around the faces.
+    func cheaperLook(frame: Int, regionsCost: Double?) -> (decision: Decision, cost: Double)? {
+        guard mayLookCheaper(frame: frame), let reduction else { return nil }
+        var best: (decision: Decision, cost: Double)?
+        if let smallest = latestSmallestFace, smallest >= reduction.minimumFace {
+            best = (.detectReduced, costs.reducedFace)
+        }
+        if let regionsCost, regionsCost < (best?.cost ?? costs.face) {
+            best = (.detectRegions, max(0, regionsCost))
+        }
+        return best
     }
 
     /// While nobody is in view, three times as often (budget permitting), to find a returning person sooner.
@@ -200,7 +230,7 @@ public struct DetectionSchedule: Sendable, Equatable {
     /// Whether `decide(frame:)` would look at the `still` argument for this frame (it is worth computing).
     public func needsStillness(frame: Int) -> Bool {
         guard let lastDetected else { return false }
-        let available = credit + (mayReduce(frame: frame) || !latestFoundNobody ? 0 : reserve) + costs.earnedPerFrame * Double(frame - lastEarned)
+        let available = credit + (mayLookCheaper(frame: frame) || !latestFoundNobody ? 0 : reserve) + costs.earnedPerFrame * Double(frame - lastEarned)
         return frame - lastDetected >= movingInterval && available >= costs.face
     }
 
@@ -208,6 +238,8 @@ public struct DetectionSchedule: Sendable, Equatable {
     public mutating func learn(_ known: Known) {
         guard learnt < askedPeople.count else { return }
         if askedPeople[learnt] && !known.ranPeople { credit = min(maximumCredit, credit + costs.people) }
+        // A lost region was followed by the whole look the rhythm paid for: the region itself is extra.
+        if known.lookedWhole { credit -= regionCosts[learnt] }
         latestFoundFace = known.foundFace
         latestFoundNobody = known.foundNobody
         latestSmallestFace = known.smallestFace

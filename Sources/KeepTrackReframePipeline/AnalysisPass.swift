@@ -63,6 +63,8 @@ extension Reframer {
         var colour: VideoEncoder.Colour?
         /// Seconds spent scaling frames for and running the detectors (part of the analysis time).
         var detectionSeconds = 0.0
+        /// Face detections on the whole picture, on the reduced one, and only around the faces known.
+        var detectionLooks = ReframeSummary.DetectionLooks()
         /// Every decoded frame, when the clip fits in `ReframeOptions.retainedFramesBudget`.
         var retained: RetainedFrames?
         /// Pictures for the `--preview` contact sheet.
@@ -192,13 +194,16 @@ extension Reframer {
                 scaler = made
                 let facePixels = made.displayWidth * made.displayHeight
                 var reduction: DetectionSchedule.Reduction?
+                let refreshInterval = Int((frameRate * ReframeOptions.fullDetectionInterval).rounded())
                 if options.reducedDetectionSize > 0,
                    options.reducedDetectionSize < max(made.scaledWidth, made.scaledHeight) {
                     let reduced = try DetectionScaler(orientation: orientation, longestSide: options.reducedDetectionSize,
                                                       pixelFormat: frame.pointee.format)
                     reducedScaler = reduced
                     reduction = DetectionSchedule.Reduction(minimumFace: ReframeOptions.reducedDetectionMinimumFace * reduced.scale,
-                                                            refreshInterval: Int((frameRate * ReframeOptions.fullDetectionInterval).rounded()))
+                                                            refreshInterval: refreshInterval)
+                } else if options.detectAroundFaces {
+                    reduction = DetectionSchedule.Reduction(minimumFace: .infinity, refreshInterval: refreshInterval)
                 }
                 let enlarged = personDetector?.upscale(height: made.displayHeight) ?? 0
                 let costs = DetectionSchedule.Costs.measured(outputPixels: outputPixels, facePixels: facePixels,
@@ -235,7 +240,22 @@ extension Reframer {
                 still = FrameOperations.largestChange(current, lastThumbnail) < 4
                 thumbnail = current
             }
-            let decision = detect ? schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still) : .skip
+            // Only around the faces the latest known detection found, when that is cheaper than a whole picture.
+            var regions: [DetectionRegions.Region]?
+            if detect, options.detectAroundFaces, schedule!.mayLookCheaper(frame: index) {
+                regions = Self.regions(for: index, after: schedule!.learnt, detections: detections, picture: scaler)
+            }
+            let regionsCost = regions.map { regions in
+                schedule!.costs.face * Double(regions.reduce(0) { $0 + $1.pixels }) / Double(scaler.displayWidth * scaler.displayHeight)
+            }
+            let decision = detect
+                ? schedule!.decide(frame: index, likelyCut: difference >= cutThreshold, still: still, regionsCost: regionsCost) : .skip
+            switch decision {
+            case .skip: break
+            case .detect: analysis.detectionLooks.whole += 1
+            case .detectReduced: analysis.detectionLooks.reduced += 1
+            case .detectRegions: analysis.detectionLooks.aroundFaces += 1
+            }
             if decision != .skip {
                 var people = false
                 if case .detect(let asked) = decision { people = asked }
@@ -246,7 +266,8 @@ extension Reframer {
                     ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
                     : nil
                 lastThumbnail = current
-                detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people)
+                detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people,
+                                  regions: decision == .detectRegions ? regions : nil)
             }
             if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
         }
@@ -254,9 +275,23 @@ extension Reframer {
         if let timeline { analysis.frameTimes = timeline.times.map { Double($0) / timescale } }
         analysis.samples = finished.samples
         analysis.detectionSeconds = finished.seconds
+        analysis.detectionLooks.aroundFacesLost = finished.regionsLost
         analysis.retained = retained
         analysis.preview = preview
         return analysis
+    }
+
+    /// The regions of `picture`'s detection pictures around the faces of the latest of the first `learnt`
+    /// detections, for a detection on frame `frame`; only when the detection before it found a face too, so
+    /// the motion is known (extrapolated from the two): a region guessed without it lost fast faces.
+    static func regions(for frame: Int, after learnt: Int, detections: BackgroundDetections,
+                        picture: DetectionScaler) -> [DetectionRegions.Region]? {
+        guard learnt > 1 else { return nil }
+        let latest = detections.state(after: learnt - 1), previous = detections.state(after: learnt - 2)
+        guard let strongestBefore = previous.faces.max(by: { $0.area < $1.area }) else { return nil }
+        return DetectionRegions.around(faces: latest.faces.map { $0.scaled(by: 1 / picture.scale) }, seenOn: latest.frameIndex,
+                                       previous: strongestBefore.scaled(by: 1 / picture.scale), previousFrame: previous.frameIndex,
+                                       frame: frame, width: picture.displayWidth, height: picture.displayHeight)
     }
 
     static func colour(of frame: UnsafePointer<AVFrame>, track: Track) -> VideoEncoder.Colour? {

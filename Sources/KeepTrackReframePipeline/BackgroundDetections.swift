@@ -26,11 +26,17 @@ final class BackgroundDetections: @unchecked Sendable {
         var ranPeople = false
 
         var known: DetectionSchedule.Known {
-            DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople, foundNobody: foundNothing, smallestFace: smallestFace)
+            DetectionSchedule.Known(foundFace: foundFace, ranPeople: ranPeople, foundNobody: foundNothing, smallestFace: smallestFace,
+                                    lookedWhole: regionsLost)
         }
         var foundFace = false
         /// Height of the smallest face found, in display pixels.
         var smallestFace: Double?
+        /// The faces found (display pixels), and the frame they were found on: where the next detection may look.
+        var faces: [FrameRect] = []
+        var frameIndex = 0
+        /// A detection around the faces lost one and looked at the whole picture too.
+        var regionsLost = false
     }
 
     /// Finds faces in a BGR picture.
@@ -58,7 +64,8 @@ final class BackgroundDetections: @unchecked Sendable {
         let detector = oneThread
         detect = { picture in
             try picture.bgr.withUnsafeBytes {
-                try detector.detect(bgr: $0, width: picture.width, height: picture.height, rowStride: picture.rowStride)
+                try detector.detect(bgr: UnsafeRawBufferPointer(rebasing: $0[picture.offset...]), width: picture.width,
+                                    height: picture.height, rowStride: picture.rowStride)
             }
         }
         if let people {
@@ -90,8 +97,10 @@ final class BackgroundDetections: @unchecked Sendable {
         return submission < states.count ? states[submission] : State()
     }
 
-    /// Looks for faces in `picture` (and for people, if `people` and no face is found).
-    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double, motion: FrameRect? = nil, people lookForPeople: Bool = true) {
+    /// Looks for faces in `picture` (and for people, if `people` and no face is found); with `regions`, only
+    /// there (never for people: the faces were known).
+    func submit(frameIndex: Int, picture: DetectionPicture, scale: Double, motion: FrameRect? = nil, people lookForPeople: Bool = true,
+                regions: [DetectionRegions.Region]? = nil) {
         slots.wait()
         submitted += 1
         queue.async { [self] in
@@ -99,15 +108,33 @@ final class BackgroundDetections: @unchecked Sendable {
             let skip = condition.withLock { abandoned || failure != nil }
             var faces: [FaceDetection] = [], people: [FaceDetection] = []
             var error: Error?
-            var ranPeople = false
+            var ranPeople = false, lookedWhole = false
             let started = Date()
             if !skip {
                 do {
-                    faces = try detect(picture).map {
-                        FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
+                    var lost = false
+                    if let regions {
+                        for region in regions {
+                            let found = try detect(picture.region(region))
+                            lost = lost || found.isEmpty
+                            faces += found.map {
+                                var box = $0.box
+                                box.x += Double(region.x)
+                                box.y += Double(region.y)
+                                return FaceDetection(box: box.scaled(by: scale), confidence: $0.confidence)
+                            }
+                        }
+                    }
+                    // A region that lost its face (it moved further, or left): the whole picture, as if no
+                    // region had been tried, so the plan sees what a full detection sees.
+                    if regions == nil || lost {
+                        lookedWhole = regions != nil
+                        faces = try detect(picture).map {
+                            FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence)
+                        }
                     }
                     // Nobody's face: look for whole people, when the schedule asked.
-                    if faces.isEmpty, lookForPeople, let detectPeople {
+                    if faces.isEmpty, lookForPeople, regions == nil, let detectPeople {
                         ranPeople = true
                         people = try detectPeople(picture).map { FaceDetection(box: $0.box.scaled(by: scale), confidence: $0.confidence) }
                     }
@@ -120,7 +147,8 @@ final class BackgroundDetections: @unchecked Sendable {
                 if !skip && error == nil { samples.append(DetectionSample(frameIndex: frameIndex, faces: faces, people: people, motion: motion)) }
                 let strongest = faces.max { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }?.box
                 var state = State(foundNothing: faces.isEmpty && people.isEmpty, ranPeople: ranPeople, foundFace: !faces.isEmpty,
-                                  smallestFace: faces.map(\.box.height).min())
+                                  smallestFace: faces.map(\.box.height).min(), faces: faces.map(\.box), frameIndex: frameIndex,
+                                  regionsLost: lookedWhole)
                 if let strongest, let lastFace {
                     let moved = ((strongest.midX - lastFace.midX) * (strongest.midX - lastFace.midX)
                         + (strongest.midY - lastFace.midY) * (strongest.midY - lastFace.midY)).squareRoot()
@@ -134,12 +162,13 @@ final class BackgroundDetections: @unchecked Sendable {
         }
     }
 
-    /// Waits for every submitted picture; samples in frame order and the detector's busy time.
-    func finish() throws -> (samples: [DetectionSample], seconds: Double) {
+    /// Waits for every submitted picture; samples in frame order, the detector's busy time, and how many
+    /// detections around faces lost one (and looked at the whole picture).
+    func finish() throws -> (samples: [DetectionSample], seconds: Double, regionsLost: Int) {
         queue.sync {}
         return try condition.withLock {
             if let failure { throw failure }
-            return (samples.sorted { $0.frameIndex < $1.frameIndex }, seconds)
+            return (samples.sorted { $0.frameIndex < $1.frameIndex }, seconds, states.filter(\.regionsLost).count)
         }
     }
 }

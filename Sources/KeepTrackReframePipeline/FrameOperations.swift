@@ -153,12 +153,21 @@ enum FrameOperations {
     }
 }
 
-/// A packed BGR24 picture for the face detector: `height` rows of `width` pixels, `rowStride` bytes apart.
+/// A packed BGR24 picture for the face detector: `height` rows of `width` pixels, `rowStride` bytes apart,
+/// the first at byte `offset` of `bgr`.
 struct DetectionPicture: Sendable {
     var bgr: [UInt8]
     var width: Int
     var height: Int
     var rowStride: Int
+    var offset = 0
+
+    /// The part of the picture inside `region` (clamped to it), sharing its bytes.
+    func region(_ region: DetectionRegions.Region) -> DetectionPicture {
+        let x = min(max(0, region.x), width - 1), y = min(max(0, region.y), height - 1)
+        return DetectionPicture(bgr: bgr, width: min(region.width, width - x), height: min(region.height, height - y),
+                                rowStride: rowStride, offset: offset + y * rowStride + x * 3)
+    }
 }
 
 /// Scales decoded frames to small BGR pictures in display orientation for the face detector.

@@ -26,6 +26,9 @@ public struct ReframeOptions: Sendable {
     public static let reducedDetectionMinimumFace = 48.0
     /// Seconds between full-size detections at most while reduced ones are used.
     public static let fullDetectionInterval = 3.0
+    /// Between full detections, look only around the faces the last detection found (`DetectionRegions`)
+    /// when that covers fewer pixels than the reduced picture; at the full picture's scale, so small faces too.
+    public var detectAroundFaces = true
     /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
     public var findPeople = true
     /// Analyse only the frames other frames reference (the encoding pass settles cuts between them), when

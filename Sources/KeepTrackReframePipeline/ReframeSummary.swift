@@ -33,6 +33,19 @@ public struct ReframeSummary: Sendable {
     /// Frames the analysis decoded (only the referenced ones, unless the timeline did not allow it).
     public var decodedForAnalysis = 0
     public var framesWithFaces = 0
+    /// How the face detections looked at their pictures.
+    public var detectionLooks = DetectionLooks()
+    public struct DetectionLooks: Sendable, Equatable {
+        /// The whole detection picture (the first, at cuts, while nobody is found, every few seconds).
+        public var whole = 0
+        /// The reduced picture, while every face known is large.
+        public var reduced = 0
+        /// Only the regions around the faces known (`DetectionRegions`).
+        public var aroundFaces = 0
+        /// Of those, the ones that lost a face and looked at the whole picture too.
+        public var aroundFacesLost = 0
+        public init() {}
+    }
     public var keptTracks: [UInt32] = []
     public var droppedTracks: [DroppedTrack] = []
     /// Seconds per stage (analysis, detection, encode, mux, total), in that order.
@@ -85,6 +98,9 @@ public struct ReframeSummary: Sendable {
                 ("analysedFrames", .int(Int64(analysedFrames))), ("decodedForAnalysis", .int(Int64(decodedForAnalysis))), ("framesWithFaces", .int(Int64(framesWithFaces))),
                 ("framesInsideCrop", .int(Int64(coverage.framesInside))), ("framesPossible", .int(Int64(coverage.possibleFrames))),
                 ("coverage", .double((coverage.fraction * 10000).rounded() / 10000)),
+                ("detections", .object([("wholePicture", .int(Int64(detectionLooks.whole))), ("reducedPicture", .int(Int64(detectionLooks.reduced))),
+                                        ("aroundFaces", .int(Int64(detectionLooks.aroundFaces))),
+                                        ("aroundFacesLost", .int(Int64(detectionLooks.aroundFacesLost)))])),
             ])))
             fields.append(("shots", .object([
                 ("count", .int(Int64(statistics.shots))), ("steady", .int(Int64(statistics.steadyShots))),
@@ -141,5 +157,6 @@ extension Reframer {
         summary.analysedFrames = analysis.samples.count
         summary.decodedForAnalysis = analysis.analysedFrames.count
         summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count
+        summary.detectionLooks = analysis.detectionLooks
     }
 }

@@ -95,22 +95,26 @@ final class DetectionScheduleTests: XCTestCase {
         refund.learn(DetectionSchedule.Known(foundFace: true, ranPeople: false))
         XCTAssertEqual(refund.credit, 20)
     }
-    enum Kind: Equatable { case full, reduced }
+    enum Kind: Equatable { case full, reduced, regions }
 
     /// Like `run`, with reduced detections: every detection finds faces whose smallest is `smallestFace(detection)`
-    /// tall (nil: nobody), learnt one detection later.
+    /// tall (nil: nobody), learnt one detection later; a detection around those faces would cost `regionsCost`.
     static func runReduced(_ schedule: inout DetectionSchedule, frames: Int, cut: (Int) -> Bool = { _ in false },
-                           smallestFace: (Int) -> Double? = { _ in 50 }) -> [(frame: Int, kind: Kind)] {
+                           smallestFace: (Int) -> Double? = { _ in 50 },
+                           regionsCost: Double? = nil) -> [(frame: Int, kind: Kind)] {
         var decisions: [(Int, Kind)] = []
         for frame in 0..<frames {
             while schedule.learnt <= decisions.count - 1 {
                 let face = smallestFace(schedule.learnt)
                 schedule.learn(DetectionSchedule.Known(foundFace: face != nil, ranPeople: false, foundNobody: face == nil, smallestFace: face))
             }
-            switch schedule.decide(frame: frame, likelyCut: cut(frame)) {
+            // As the analysis does: regions only where the latest known detection found a face.
+            let known = schedule.learnt > 0 && smallestFace(schedule.learnt - 1) != nil
+            switch schedule.decide(frame: frame, likelyCut: cut(frame), regionsCost: known ? regionsCost : nil) {
             case .skip: break
             case .detect: decisions.append((frame, .full))
             case .detectReduced: decisions.append((frame, .reduced))
+            case .detectRegions: decisions.append((frame, .regions))
             }
         }
         return decisions
@@ -175,5 +179,49 @@ final class DetectionScheduleTests: XCTestCase {
         // What was spent (reduced detections at their own cost) stays within what was earned plus the first allowance.
         var spent = 0.0
         for (frame, kind) in searched { spent += kind == .full ? 40 : 10; XCTAssertLessThanOrEqual(spent, 40 + Double(frame) + 1e-9) }
+    }
+
+    /// Around the faces known, when that looks at fewer pixels than the reduced picture: for faces too small
+    /// for the reduced picture too. Never at a cut, never past the refresh, never when it costs a full look.
+    func testRegionsAroundTheFacesAreUsedWhenTheyCostLessThanTheOtherLooks() {
+        var cheap = Self.reducing(earned: 1000)
+        let regions = Self.runReduced(&cheap, frames: 130, cut: { $0 == 35 }, regionsCost: 5)
+        XCTAssertEqual(regions.map(\.frame), [0, 10, 20, 30, 35, 45, 55, 65, 75, 85, 95, 105, 115, 125], "the same rhythm")
+        XCTAssertEqual(regions.filter { $0.kind == .full }.map(\.frame), [0, 35, 95], "first, at the cut, at the refresh")
+        XCTAssertEqual(regions.filter { $0.kind == .reduced }.count, 0, "cheaper than the reduced picture")
+        var dearer = Self.reducing(earned: 1000)
+        XCTAssertEqual(Self.runReduced(&dearer, frames: 60, regionsCost: 15).map(\.kind), [.full, .reduced, .reduced, .reduced, .reduced, .reduced],
+                       "the reduced picture is cheaper")
+        var small = Self.reducing(earned: 1000)
+        XCTAssertEqual(Self.runReduced(&small, frames: 60, smallestFace: { _ in 19 }, regionsCost: 15).map(\.kind),
+                       [.full, .regions, .regions, .regions, .regions, .regions], "faces too small for the reduced picture")
+        var whole = Self.reducing(earned: 1000)
+        XCTAssertEqual(Self.runReduced(&whole, frames: 60, smallestFace: { _ in 19 }, regionsCost: 40).map(\.kind),
+                       [.full, .full, .full, .full, .full, .full], "regions that cost a whole look")
+        // Nobody found by a detection (a region lost its face): the next one looks at the whole picture, sooner.
+        var lost = Self.reducing(earned: 1000)
+        let search = Self.runReduced(&lost, frames: 60, smallestFace: { $0 == 2 ? nil : 19 }, regionsCost: 5)
+        XCTAssertEqual(search.map(\.frame), [0, 10, 20, 23, 33, 43, 53])
+        XCTAssertEqual(search.map(\.kind), [.full, .regions, .regions, .full, .regions, .regions, .regions])
+    }
+
+    /// What a region detection saves is CPU not spent: unlike a reduced one's saving, it does not feed the
+    /// reserve, so the search for a person who left keeps the beat it has without regions. A region that lost
+    /// its face (and so looked at the whole picture as well) is charged on top.
+    func testRegionSavingsAreCPUNotSpentAndALostRegionIsChargedOnTop() {
+        var schedule = Self.reducing(earned: 1, refresh: 10_000)
+        let run = Self.runReduced(&schedule, frames: 400, smallestFace: { _ in 19 }, regionsCost: 4)
+        XCTAssertEqual(run.map(\.frame), [0, 40, 80, 120, 160, 200, 240, 280, 320, 360], "the budget's rhythm")
+        XCTAssertEqual(run.filter { $0.kind == .regions }.count, 9)
+        XCTAssertEqual(schedule.reserve, 0)
+        var lost = Self.reducing(earned: 1, refresh: 10_000)
+        XCTAssertEqual(lost.decide(frame: 0, likelyCut: false), .detect(people: true))
+        lost.learn(DetectionSchedule.Known(foundFace: true, ranPeople: false, smallestFace: 19))
+        XCTAssertEqual(lost.decide(frame: 40, likelyCut: false, regionsCost: 4), .detectRegions)
+        XCTAssertEqual(lost.credit, 0)
+        lost.learn(DetectionSchedule.Known(foundFace: true, ranPeople: false, smallestFace: 19, lookedWhole: true))
+        XCTAssertEqual(lost.credit, -4, "the region's cost on top of the whole look")
+        XCTAssertEqual(lost.decide(frame: 80, likelyCut: false, regionsCost: 4), .skip, "the beat waits for the credit")
+        XCTAssertEqual(lost.decide(frame: 84, likelyCut: false, regionsCost: 4), .detectRegions)
     }
 }

@@ -128,6 +128,9 @@ final class ReframeTests: XCTestCase {
                 XCTAssertLessThanOrEqual(summary.analysedFrames, 5, "an unchanging picture is looked at once a second")
             case "drift":
                 XCTAssertGreaterThanOrEqual(summary.analysedFrames, 8, "a moving picture is looked at at least twice a second")
+                // The face is too small for the reduced picture: between full looks, only around it (DetectionRegions).
+                XCTAssertGreaterThanOrEqual(summary.detectionLooks.aroundFaces, summary.analysedFrames / 2, "\(summary.detectionLooks)")
+                XCTAssertEqual(summary.detectionLooks.reduced, 0)
                 XCTAssertEqual(path.shots.count, 1, "no cut in a continuous shot")
             case "cut":
                 XCTAssertEqual(path.shots.map(\.lowerBound), [0] + scene.cutFrames, "the cut is found where it is")
