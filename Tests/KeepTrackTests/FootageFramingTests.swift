@@ -39,4 +39,25 @@ final class FootageFramingTests: XCTestCase {
         XCTAssertLessThanOrEqual(offsets.sorted()[offsets.count / 2], 0.05)
         XCTAssertLessThanOrEqual(offsets.max() ?? 1, 0.12)
     }
+
+    /// stage_cuts_audience.mp4 (640×360) opens on a wide shot (frames 0–19, 0.84–1.48 s): a performer standing
+    /// at the right edge of the stage, small in the picture (face about 45 px tall), a pianist far left. By eye,
+    /// on frames 0, 5, 10, 15 and 19: his head centre at x 535–547, head and torso within x 470–605 (his
+    /// outstretched arm reaches further left). reframe's crop holds all of that on every frame of the shot; a
+    /// centre crop (x 219–421) holds none of it, so this is following, not luck.
+    func testPerformerAtTheRightOfTheWideStageShotIsFollowed() throws {
+        let source = try PersonDetectorTests.footage("stage_cuts_audience.mp4")
+        let folder = TemporaryFolder()
+        var options = ReframeOptions()
+        options.preset = "ultrafast"
+        let path = try XCTUnwrap(try Reframer.run(input: source, output: folder.path("vertical.mp4"), options: options).path)
+        XCTAssertEqual(path.cropWidth, 202)
+        let person = (start: 470, end: 605), wideShot = 0...19
+        let held = wideShot.filter { path.offsets[$0] <= person.start && path.offsets[$0] + path.cropWidth >= person.end }
+        let centreCrop = (640 - path.cropWidth) / 2
+        let centreCropHoldsHisCentre = (centreCrop...(centreCrop + path.cropWidth)).contains((person.start + person.end) / 2)
+        print("stage wide shot: the performer inside reframe's crop on \(held.count)/\(wideShot.count) frames; a centre crop holds his centre: \(centreCropHoldsHisCentre); crop offsets \(wideShot.map { path.offsets[$0] })")
+        XCTAssertEqual(held.count, wideShot.count, "crop offsets \(wideShot.map { path.offsets[$0] })")
+        XCTAssertFalse(centreCropHoldsHisCentre, "the performer is off-centre: following, not luck")
+    }
 }

@@ -24,6 +24,46 @@ extension ReframeScene {
     }
 }
 
+/// How often the whole composited person (the photograph's rectangle, ground truth) is inside the crop: on the
+/// frames where the person has been at rest — not moved at all, within one shot — for at least `rest` seconds
+/// up to that frame (where a camera operator, having let the person settle, holds all of them), and on every
+/// frame. Only frames where the person lies wholly inside the picture and fits the crop count.
+struct WholePersonCoverage: CustomStringConvertible {
+    var judgedFrames = 0
+    var framesInside = 0
+    /// The same over every frame where the person could be inside, moving or not.
+    var possibleFrames = 0
+    var possibleInside = 0
+    var misses: [Int] = []
+    var fraction: Double { judgedFrames == 0 ? 1 : Double(framesInside) / Double(judgedFrames) }
+    var possibleFraction: Double { possibleFrames == 0 ? 1 : Double(possibleInside) / Double(possibleFrames) }
+    var description: String {
+        "whole person inside at rest on \(framesInside)/\(judgedFrames), on every possible frame \(possibleInside)/\(possibleFrames); misses at rest \(misses)"
+    }
+
+    /// `ignoring`: frames not judged at all (a move no crop within the speed limit can follow).
+    init(scene: ReframeScene, path: CropPath, rest: Double = 1, ignoring: ClosedRange<Int>? = nil) {
+        let shotStarts = Set([0] + scene.cutFrames)
+        let restFrames = Int((rest * Double(scene.frameRate)).rounded())
+        var stillSince = 0
+        for frame in 0..<scene.frameCount {
+            let person = scene.personBox(frame: frame)
+            if shotStarts.contains(frame) || person != scene.personBox(frame: frame - 1) { stillSince = frame }
+            // The crop's horizontal extent, from the planned offset (the crop spans the full height).
+            let cropStart = Double(path.offsets[frame]), cropEnd = cropStart + Double(path.cropWidth)
+            if let ignoring, ignoring.contains(frame) { continue }
+            guard person.x >= 0, person.x + person.width <= Double(scene.width), person.y >= 0,
+                  person.y + person.height <= Double(scene.height), person.width <= Double(path.cropWidth) else { continue }
+            let inside = person.x >= cropStart && person.x + person.width <= cropEnd
+            possibleFrames += 1
+            if inside { possibleInside += 1 }
+            guard frame - stillSince >= restFrames else { continue }
+            judgedFrames += 1
+            if inside { framesInside += 1 } else { misses.append(frame) }
+        }
+    }
+}
+
 final class ReframeSceneTests: XCTestCase {
     /// The generator's ground truth is where the detector really finds the face in the rendered frames,
     /// and nothing is found while the person is out of the picture.
