@@ -78,24 +78,44 @@ enum FrameOperations {
     }
 
     /// A 32-bin histogram of the luma plane (every 4th sample of every 4th row), normalised to sum 1.
+    /// Counted into four interleaved histograms (each sample of four goes to its own), so successive
+    /// samples of the same brightness do not wait on each other's increment: it runs on every frame.
     static func lumaHistogram(_ frame: UnsafePointer<AVFrame>, bitDepth: Int) -> [Double] {
-        var bins = [Int](repeating: 0, count: 32)
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
-        guard let plane = frame.pointee.data.0, width > 0, height > 0 else { return bins.map(Double.init) }
+        guard let plane = frame.pointee.data.0, width > 0, height > 0 else { return [Double](repeating: 0, count: 32) }
         let stride = Int(frame.pointee.linesize.0)
         let shift = bitDepth > 8 ? bitDepth - 5 : 3
-        bins.withUnsafeMutableBufferPointer { bins in
-            for y in Swift.stride(from: 0, to: height, by: 4) {
+        var counts = [Int](repeating: 0, count: 128)
+        counts.withUnsafeMutableBufferPointer { counts in
+            let bins = counts.baseAddress!
+            // Samples at x = 0, 4, 8, ...: `samples` of them per row, four at a time, then the rest.
+            let samples = (width + 3) / 4, quads = samples / 4
+            var y = 0
+            while y < height {
                 let row = UnsafeRawPointer(plane + y * stride)
                 if bitDepth > 8 {
-                    let samples = row.assumingMemoryBound(to: UInt16.self)
-                    for x in Swift.stride(from: 0, to: width, by: 4) { bins[min(Int(samples[x]) >> shift, 31)] += 1 }
+                    let values = row.assumingMemoryBound(to: UInt16.self)
+                    for index in 0..<samples { bins[min(Int(values[index * 4]) >> shift, 31)] += 1 }
                 } else {
-                    let samples = row.assumingMemoryBound(to: UInt8.self)
-                    for x in Swift.stride(from: 0, to: width, by: 4) { bins[Int(samples[x]) >> shift] += 1 }
+                    let values = row.assumingMemoryBound(to: UInt8.self)
+                    var x = 0
+                    for _ in 0..<quads {
+                        bins[Int(values[x]) >> 3] += 1
+                        bins[32 + Int(values[x + 4]) >> 3] += 1
+                        bins[64 + Int(values[x + 8]) >> 3] += 1
+                        bins[96 + Int(values[x + 12]) >> 3] += 1
+                        x += 16
+                    }
+                    while x < width {
+                        bins[Int(values[x]) >> 3] += 1
+                        x += 4
+                    }
                 }
+                y += 4
             }
         }
+        var bins = [Int](repeating: 0, count: 32)
+        for index in 0..<128 { bins[index & 31] += counts[index] }
         let count = Double(max(1, bins.reduce(0, +)))
         return bins.map { Double($0) / count }
     }
@@ -110,15 +130,24 @@ enum FrameOperations {
         let blockWidth = width / columns, blockHeight = height / rows
         var sums = [Int](repeating: 0, count: columns * rows), counts = [Int](repeating: 0, count: columns * rows)
         let shift = max(0, bitDepth - 8)
+        // Block by block along each row (no division per sample): the samples at x = 0, 4, 8, ... that fall in it.
+        let firstSample = (0...columns).map { (($0 * blockWidth) + 3) / 4 * 4 }
         sums.withUnsafeMutableBufferPointer { sums in
             counts.withUnsafeMutableBufferPointer { counts in
                 for y in Swift.stride(from: 0, to: blockHeight * rows, by: 4) {
                     let row = UnsafeRawPointer(plane + y * stride), block = (y / blockHeight) * columns
-                    for x in Swift.stride(from: 0, to: blockWidth * columns, by: 4) {
-                        let value = bitDepth > 8 ? Int(row.load(fromByteOffset: x * 2, as: UInt16.self)) >> shift
-                                                 : Int(row.load(fromByteOffset: x, as: UInt8.self))
-                        sums[block + x / blockWidth] += value
-                        counts[block + x / blockWidth] += 1
+                    for column in 0..<columns {
+                        var sum = 0, x = firstSample[column]
+                        let end = firstSample[column + 1]
+                        if bitDepth > 8 {
+                            let values = row.assumingMemoryBound(to: UInt16.self)
+                            while x < end { sum += Int(values[x]) >> shift; x += 4 }
+                        } else {
+                            let values = row.assumingMemoryBound(to: UInt8.self)
+                            while x < end { sum += Int(values[x]); x += 4 }
+                        }
+                        sums[block + column] += sum
+                        counts[block + column] += (end - firstSample[column]) / 4
                     }
                 }
             }

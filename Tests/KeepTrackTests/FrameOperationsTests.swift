@@ -1,4 +1,5 @@
 import XCTest
+import CFFmpeg
 @testable import KeepTrackReframePipeline
 import KeepTrackFraming
 
@@ -53,5 +54,51 @@ final class FrameOperationsTests: XCTestCase {
         XCTAssertNil(FrameOperations.motionBox(from: still, to: still, width: 1920, height: 1080), "nothing moved")
         XCTAssertNil(FrameOperations.motionBox(from: still, to: [UInt8](repeating: 180, count: 64 * 36), width: 1920, height: 1080), "everything changed")
         XCTAssertNil(FrameOperations.motionBox(from: [], to: moved, width: 1920, height: 1080))
+    }
+
+    /// The histogram and the thumbnail are computed on (nearly) every analysed frame, so they are written for
+    /// speed; they must give exactly what the plain definition gives: every 4th sample of every 4th row.
+    func testHistogramAndThumbnailMatchTheirPlainDefinitionAtAnySize() throws {
+        var generator = SystemRandomNumberGenerator()
+        for (width, height, bitDepth) in [(1920, 1080, 8), (426, 240, 8), (258, 146, 8), (1001, 577, 8), (960, 540, 10), (262, 150, 10)] {
+            let frame = try XCTUnwrap(av_frame_alloc())
+            defer { var pointer: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&pointer) }
+            frame.pointee.width = Int32(width)
+            frame.pointee.height = Int32(height)
+            frame.pointee.format = (bitDepth > 8 ? AV_PIX_FMT_YUV420P10LE : AV_PIX_FMT_YUV420P).rawValue
+            XCTAssertEqual(av_frame_get_buffer(frame, 0), 0)
+            let rowBytes = Int(frame.pointee.linesize.0), plane = try XCTUnwrap(frame.pointee.data.0)
+            // Smooth regions with noise, so both the bins and the block means vary.
+            for y in 0..<height {
+                for x in 0..<width {
+                    let value = (x * 7 + y * 3) % (1 << bitDepth) ^ Int(generator.next() % 16)
+                    if bitDepth > 8 {
+                        UnsafeMutableRawPointer(plane + y * rowBytes).storeBytes(of: UInt16(value & 1023), toByteOffset: x * 2, as: UInt16.self)
+                    } else {
+                        plane[y * rowBytes + x] = UInt8(value & 255)
+                    }
+                }
+            }
+            func sample(_ x: Int, _ y: Int) -> Int {
+                bitDepth > 8 ? Int(UnsafeRawPointer(plane + y * rowBytes).load(fromByteOffset: x * 2, as: UInt16.self)) : Int(plane[y * rowBytes + x])
+            }
+            var bins = [Int](repeating: 0, count: 32)
+            for y in stride(from: 0, to: height, by: 4) {
+                for x in stride(from: 0, to: width, by: 4) { bins[min(sample(x, y) >> (bitDepth - 5), 31)] += 1 }
+            }
+            let total = Double(bins.reduce(0, +))
+            XCTAssertEqual(FrameOperations.lumaHistogram(frame, bitDepth: bitDepth), bins.map { Double($0) / total }, "\(width)x\(height)")
+            let blockWidth = width / 64, blockHeight = height / 36
+            var sums = [Int](repeating: 0, count: 64 * 36), counts = sums
+            for y in stride(from: 0, to: blockHeight * 36, by: 4) {
+                for x in stride(from: 0, to: blockWidth * 64, by: 4) {
+                    let block = (y / blockHeight) * 64 + x / blockWidth
+                    sums[block] += sample(x, y) >> (bitDepth - 8)
+                    counts[block] += 1
+                }
+            }
+            XCTAssertEqual(FrameOperations.thumbnail(frame, bitDepth: bitDepth), zip(sums, counts).map { UInt8(min(255, $0 / max($1, 1))) },
+                           "\(width)x\(height)")
+        }
     }
 }
