@@ -66,6 +66,10 @@ public struct SubjectChoice: Sendable {
         /// ...and their median faces are at least this many crop lengths apart along the axis (two windows of
         /// the crop's width would overlap by less than half), so each half shows one person.
         public var splitApart = 1.0
+        /// auto follows in a shot shorter than this (seconds): a split or fit that lasts a moment flashes between
+        /// two followed shots, and such a shot has two or three detections to decide on (stage_cuts_audience's
+        /// 0.66 s wide shot, where one face less turned split into follow).
+        public var minimumLayoutShotSeconds = 1.0
 
         public init() {}
     }
@@ -124,6 +128,15 @@ public struct SubjectChoice: Sendable {
         self.settings = settings
     }
 
+    /// Seconds from the shot's first frame to the frame after its last (one frame's length when it is the clip's end).
+    func duration(of shot: Range<Int>, frameTimes: [Double]) -> Double {
+        guard !shot.isEmpty, shot.lowerBound >= 0, shot.upperBound <= frameTimes.count else { return .infinity }
+        let start = frameTimes[shot.lowerBound]
+        if shot.upperBound < frameTimes.count { return frameTimes[shot.upperBound] - start }
+        let frame = shot.count > 1 ? (frameTimes[shot.upperBound - 1] - start) / Double(shot.count - 1) : 0
+        return frameTimes[shot.upperBound - 1] - start + frame
+    }
+
     /// A face's importance at one analysed frame.
     public func score(_ face: FaceDetection) -> Double {
         let width = Double(max(sourceWidth, 1)), height = Double(max(sourceHeight, 1))
@@ -161,7 +174,9 @@ public struct SubjectChoice: Sendable {
         case .fit: layout = .fit
         case .split: layout = together ? .split : .follow
         case .auto:
-            if !together || groupFits { layout = .follow } else if pair.apart { layout = .split } else { layout = .fit }
+            if !together || groupFits || duration(of: shot, frameTimes: frameTimes) < settings.minimumLayoutShotSeconds {
+                layout = .follow
+            } else if pair.apart { layout = .split } else { layout = .fit }
         }
         // Every track of a person weighs what the person does when the first subject is picked.
         var importance: [Int: Double] = [:]

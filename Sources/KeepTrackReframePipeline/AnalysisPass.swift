@@ -169,6 +169,8 @@ extension Reframer {
         let detections = BackgroundDetections(detector: FaceDetector(threads: 1), people: personDetector)
         let started = Date()
         var lastThumbnail: [UInt8] = []
+        /// The previous analysed frame's thumbnail (`lastThumbnail` is the last detection's).
+        var previousThumbnail: [UInt8] = []
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
@@ -219,12 +221,15 @@ extension Reframer {
             }
             try retained?.append(index: index, time: time, frame: frame)
             let bitDepth = analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8
-            let histogram = FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)
-            let difference = previousHistogram.map { UncertainCut.distance($0, histogram) } ?? 0
+            let (histogram, current) = FrameOperations.histogramAndThumbnail(frame, bitDepth: bitDepth)
+            let difference = previousHistogram.map {
+                FrameOperations.pictureDifference(histograms: ($0, histogram), thumbnails: (previousThumbnail, current))
+            } ?? 0
             if let previousHistogram, difference >= cutThreshold {
                 analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
             }
             previousHistogram = histogram
+            previousThumbnail = current
             try preview?.offer(frame, index: index, likelyCut: difference >= cutThreshold)
             analysis.analysedFrames.append(index)
             analysis.differences.append(difference)
@@ -233,12 +238,9 @@ extension Reframer {
             while schedule!.learnt <= detections.submitted - BackgroundDetections.lag {
                 schedule!.learn(detections.state(after: schedule!.learnt).known)
             }
-            var thumbnail: [UInt8]?
             var still = false
             if schedule!.needsStillness(frame: index), !lastThumbnail.isEmpty {
-                let current = FrameOperations.thumbnail(frame, bitDepth: bitDepth)
                 still = FrameOperations.largestChange(current, lastThumbnail) < 4
-                thumbnail = current
             }
             // Only around the faces the latest known detection found, when that is cheaper than a whole picture.
             var regions: [DetectionRegions.Region]?
@@ -260,7 +262,6 @@ extension Reframer {
                 var people = false
                 if case .detect(let asked) = decision { people = asked }
                 let picturing = decision == .detectReduced ? reducedScaler ?? scaler : scaler
-                let current = thumbnail ?? FrameOperations.thumbnail(frame, bitDepth: bitDepth)
                 // What moved since the last detection: the subject where nobody is found at all.
                 let motion = orientation.rotation == 0
                     ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)

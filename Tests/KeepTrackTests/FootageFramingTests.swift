@@ -45,7 +45,7 @@ final class FootageFramingTests: XCTestCase {
     /// on frames 0, 5, 10, 15 and 19: his head centre at x 535–547, head and torso within x 470–605 (his
     /// outstretched arm reaches further left). reframe's crop holds all of that on every frame of the shot; a
     /// centre crop (x 219–421) holds none of it, so this is following, not luck.
-    func testPerformerAtTheRightOfTheWideStageShotIsFollowed() throws {
+    func testPerformerAtTheRightOfTheWideStageShotIsFollowedAndTheCutAfterItIsFound() throws {
         let source = try PersonDetectorTests.footage("stage_cuts_audience.mp4")
         let folder = TemporaryFolder()
         var options = ReframeOptions()
@@ -59,5 +59,16 @@ final class FootageFramingTests: XCTestCase {
         print("stage wide shot: the performer inside reframe's crop on \(held.count)/\(wideShot.count) frames; a centre crop holds his centre: \(centreCropHoldsHisCentre); crop offsets \(wideShot.map { path.offsets[$0] })")
         XCTAssertEqual(held.count, wideShot.count, "crop offsets \(wideShot.map { path.offsets[$0] })")
         XCTAssertFalse(centreCropHoldsHisCentre, "the performer is off-centre: following, not luck")
+
+        // The hard cut between frames 19 and 20 (wide shot → over the shoulder, under the same stage light: the
+        // luma histograms differ by only 0.19, 46 % of the picture's blocks changed) is a cut, so the crop does
+        // not pan across it; the clip's other two cuts (82, 211) stay where they were.
+        XCTAssertEqual(path.shots.map(\.lowerBound), [0, 20, 82, 211])
+        // In the over-the-shoulder shot a head in profile faces left, cut by the right edge; by eye its nose tip
+        // on frames 23, 29, ... 77 (every 6th) and 81; the visible head spans from the nose to the right edge.
+        let noses = [(23, 358), (29, 297), (35, 289), (41, 334), (47, 447), (53, 562), (59, 596), (65, 571), (71, 488), (77, 439), (81, 441)]
+        let heads = noses.map { (frame: $0.0, centre: ($0.1 + 640) / 2) }
+        let inside = heads.filter { path.offsets[$0.frame] <= $0.centre && $0.centre <= path.offsets[$0.frame] + path.cropWidth }
+        print("stage over the shoulder: the head's centre inside reframe's crop on \(inside.count)/\(heads.count) sampled frames")
     }
 }

@@ -163,6 +163,20 @@ final class SubjectChoiceTests: XCTestCase {
         XCTAssertEqual(layout({ _ in [self.face(960, 150)] }, .split).0, .follow, "one person: nothing to split")
     }
 
+    /// A shot shorter than a second follows whatever auto would choose for a longer one: a split that lasts
+    /// a moment only flashes between two followed shots, on two or three detections.
+    func testAutoFollowsInAShotShorterThanASecond() throws {
+        let (times, samples) = scene(seconds: 6) { n in
+            n < 9 ? [self.face(960, 150)] : [self.face(300, 120), self.face(1600, 120)]
+        }
+        // Shots: 0–89 one person, 90–114 (0.83 s) two far apart, 115–179 (2.2 s) the same two far apart.
+        let planned = planner.plan(frameTimes: times, samples: samples, cuts: [90, 115], layout: .auto)
+        XCTAssertEqual(planned.shots.map(\.layout), [.follow, .follow, .split])
+        XCTAssertEqual(planned.shots[1].mattering.count, 2, "two people matter in the short shot too")
+        let longer = planner.plan(frameTimes: times, samples: samples, cuts: [90, 120], layout: .auto)
+        XCTAssertEqual(longer.shots.map(\.layout), [.follow, .split, .split], "a shot of exactly 1 s may split")
+    }
+
     /// The layout of the one shot of `samples`, and how many people matter in it.
     func autoLayout(_ times: [Double], _ samples: [DetectionSample], _ mode: LayoutMode = .auto) -> (ShotLayout, Int) {
         let planned = planner.plan(frameTimes: times, samples: samples, cuts: [], layout: mode)

@@ -34,7 +34,8 @@ enum ReframeCommand {
         A picture already as narrow as the target is passed through uncropped (every track copied), with a note.
         A first pass decodes the video (once, keeping the frames, when they fit in 1 GiB; otherwise only the
         frames other frames reference, and again for the encoder); on its frames it finds faces (libfacedetection,
-        YuNet, on frames scaled to 480 px; to 240 px while every face it last found was large) and, where it finds no face, whole people (OpenCV's HOG people detector:
+        YuNet, on frames scaled to 480 px; to 240 px while every face it last found was large, or only around the faces it
+        last found while they move predictably) and, where it finds no face, whole people (OpenCV's HOG people detector:
         backs to the camera, small faces) within a budget of 6 % of what a medium-preset encode of the output
         costs: at once on a likely cut, at most 3 times a second, once a second while nothing in the picture
         changes; on its own thread while decoding goes
