@@ -5,11 +5,11 @@ import KeepTrackFraming
 final class DetectionRegionsTests: XCTestCase {
     typealias Region = DetectionRegions.Region
 
-    func testAStillFaceIsLookedForWithinThreeQuartersOfItsHeightAround() throws {
+    func testAStillFaceIsLookedForWithinHalfItsHeightAround() throws {
         let face = FrameRect(x: 200, y: 100, width: 32, height: 40)
         let regions = try XCTUnwrap(DetectionRegions.around(faces: [face], seenOn: 10, previous: face, previousFrame: 0, frame: 20,
                                                             width: 480, height: 270))
-        XCTAssertEqual(regions, [Region(x: 170, y: 70, width: 92, height: 100)], "30 px (0.75 × 40) on every side")
+        XCTAssertEqual(regions, [Region(x: 180, y: 80, width: 72, height: 80)], "20 px (0.5 × 40) on every side")
         XCTAssertNil(DetectionRegions.around(faces: [], seenOn: 10, previous: nil, previousFrame: nil, frame: 20, width: 480, height: 270))
     }
 
@@ -18,15 +18,15 @@ final class DetectionRegionsTests: XCTestCase {
         let before = FrameRect(x: 180, y: 100, width: 32, height: 40), latest = FrameRect(x: 200, y: 100, width: 32, height: 40)
         let regions = try XCTUnwrap(DetectionRegions.around(faces: [latest], seenOn: 10, previous: before, previousFrame: 0, frame: 20,
                                                             width: 480, height: 270))
-        // 20 px per 10 frames: 20 px more by frame 20; margin 30 + 10 (half the predicted move).
-        XCTAssertEqual(regions, [Region(x: 160, y: 60, width: 132, height: 120)])
+        // 20 px per 10 frames: 20 px more by frame 20; margin 20 + 10 (half the predicted move).
+        XCTAssertEqual(regions, [Region(x: 170, y: 70, width: 112, height: 100)])
         let region = regions[0]
-        XCTAssertLessThanOrEqual(region.x, 200 - 30)
-        XCTAssertGreaterThanOrEqual(region.x + region.width, 220 + 32 + 30, "the predicted face with its margin")
+        XCTAssertLessThanOrEqual(region.x, 200 - 20)
+        XCTAssertGreaterThanOrEqual(region.x + region.width, 220 + 32 + 20, "the predicted face with its margin")
         // A step of more than four face heights is another face, not a motion: nothing is extrapolated.
         let far = FrameRect(x: 20, y: 100, width: 32, height: 40)
         XCTAssertEqual(DetectionRegions.around(faces: [latest], seenOn: 10, previous: far, previousFrame: 0, frame: 20, width: 480, height: 270),
-                       [Region(x: 170, y: 70, width: 92, height: 100)])
+                       [Region(x: 180, y: 80, width: 72, height: 80)])
     }
 
     func testFacesFarApartGetARegionEachAndOverlappingOnesOne() throws {
@@ -38,7 +38,7 @@ final class DetectionRegionsTests: XCTestCase {
         let together = try XCTUnwrap(DetectionRegions.around(faces: [left, near], seenOn: 0, previous: nil, previousFrame: nil, frame: 10,
                                                              width: 480, height: 270))
         XCTAssertEqual(together.count, 1)
-        XCTAssertTrue(together[0].x <= 40 - 22 && together[0].x + together[0].width >= 104 + 22, "both faces and their margins")
+        XCTAssertTrue(together[0].x <= 40 - 15 && together[0].x + together[0].width >= 104 + 15, "both faces and their margins")
     }
 
     func testRegionsStayInsideThePictureAndAreNotTooSmall() throws {
@@ -61,7 +61,7 @@ final class DetectionRegionsTests: XCTestCase {
 
     /// A face so large that its region would cover more than half the picture: look at the whole picture.
     func testLargeFacesAreLeftToTheWholePicture() {
-        let large = FrameRect(x: 180, y: 60, width: 110, height: 140)
+        let large = FrameRect(x: 150, y: 50, width: 140, height: 170)
         XCTAssertNil(DetectionRegions.around(faces: [large], seenOn: 0, previous: nil, previousFrame: nil, frame: 10, width: 480, height: 270))
     }
 }

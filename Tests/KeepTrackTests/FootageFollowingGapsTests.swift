@@ -1,0 +1,77 @@
+import Foundation
+import XCTest
+import KeepTrackFraming
+@testable import KeepTrackReframePipeline
+
+/// People on real footage that reframe does not follow yet (issue 12, "follow people, not only faces"), judged
+/// against positions read by eye from the frames (frame numbers in presentation order, from 0). Each test states
+/// an expectation a camera operator meets — and a plain centre crop's figure, printed beside reframe's.
+/// These fail today (issue 12, left open for them): they run only with KEEPTRACK_KNOWN_GAPS=1
+/// (`KEEPTRACK_KNOWN_GAPS=1 swift test --filter FootageFollowingGapsTests`) and are skipped otherwise, so
+/// the suite stays green while the expectation and today's figures stay written down. Move a test out of
+/// here when reframe meets it.
+final class FootageFollowingGapsTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["KEEPTRACK_KNOWN_GAPS"] != nil,
+                          "a known gap of reframe (issue 12); KEEPTRACK_KNOWN_GAPS=1 runs it")
+    }
+
+    private func plannedPath(_ name: String) throws -> CropPath {
+        let source = try PersonDetectorTests.footage(name)
+        let folder = TemporaryFolder()
+        var options = ReframeOptions()
+        options.preset = "ultrafast"
+        return try XCTUnwrap(try Reframer.run(input: source, output: folder.path("vertical.mp4"), options: options).path)
+    }
+
+    /// backs_to_camera.mp4 (768×432, 10 fps): a man walks in at 15 s and stands at the table with his back to the
+    /// camera; by eye at 17–24 s (one frame a second) his body lies within x 365–497 and does not move. reframe
+    /// analyses 5 frames of the 30 s clip (the detection budget of a 10 fps, 244-px-wide output), never finds him,
+    /// and keeps the crop where it framed the woman before him (x 430–674): he is cut in half for 8 s, where a
+    /// centre crop (x 262–506) holds all of him.
+    func testManStandingWithHisBackToTheCameraIsKeptWhole() throws {
+        let path = try plannedPath("backs_to_camera.mp4")
+        let body = (start: 365, end: 497), standing = 170...240
+        let held = standing.filter { path.offsets[$0] <= body.start && path.offsets[$0] + path.cropWidth >= body.end }
+        let centre = (768 - path.cropWidth) / 2
+        print("backs_to_camera 17-24 s: the man whole in reframe's crop on \(held.count)/\(standing.count) frames (offsets \(Set(standing.map { path.offsets[$0] }).sorted())); a centre crop holds him whole: \(centre <= body.start && centre + path.cropWidth >= body.end)")
+        XCTAssertGreaterThanOrEqual(Double(held.count) / Double(standing.count), 0.9)
+    }
+
+    /// stage_cuts_audience.mp4 (640×360): after the hard cut between frames 19 and 20 (wide stage shot →
+    /// over-the-shoulder close shot; found since the picture difference counts changed blocks, before it the
+    /// crop panned across it) a head in profile faces left, cut by the right edge; by eye, its nose tip at x 358,
+    /// 297, 289, 334, 447, 562, 596, 571, 488, 439, 441 on frames 23, 29, …, 77 (every 6th) and 81; the visible
+    /// head spans from the nose to the right edge. Expected: the cut found, and the visible head's centre inside
+    /// the crop on 80 % of those frames. Measured: 4 of 11 (the crop rests at x 322–524 from frame 44 while the
+    /// head moves to the edge), centre crop 0 of 11.
+    func testOverTheShoulderShotIsCutFromTheWideShotAndFollowsTheHead() throws {
+        let path = try plannedPath("stage_cuts_audience.mp4")
+        XCTAssertTrue(path.shots.map(\.lowerBound).contains(20), "shots start at \(path.shots.map(\.lowerBound))")
+        let noses = [(23, 358), (29, 297), (35, 289), (41, 334), (47, 447), (53, 562), (59, 596), (65, 571), (71, 488), (77, 439), (81, 441)]
+        let heads = noses.map { (frame: $0.0, centre: ($0.1 + 640) / 2) }
+        let inside = heads.filter { path.offsets[$0.frame] <= $0.centre && $0.centre <= path.offsets[$0.frame] + path.cropWidth }
+        let centre = (640 - path.cropWidth) / 2
+        let insideCentreCrop = heads.filter { centre <= $0.centre && $0.centre <= centre + path.cropWidth }
+        print("stage over-the-shoulder: the head's centre inside reframe's crop on \(inside.count)/\(heads.count) sampled frames, a centre crop's on \(insideCentreCrop.count)")
+        XCTAssertGreaterThanOrEqual(Double(inside.count) / Double(heads.count), 0.8)
+    }
+
+    /// basketball_running.mp4 (426×240, 29.97 fps): two players, 100–180 px tall with faces of 10–15 px. reframe
+    /// finds a face once (the player in blue, frame 0), then nobody in its 7 other analysed frames, and never moves
+    /// the crop (x 184–320). By eye, two frames a second, the blue player's body centre x (hidden behind the other
+    /// player at 5.5 s): at 1–3 s it is at 323–339, outside the crop, which then shows only the bleachers.
+    /// Expected: the player the crop chose inside it on 90 % of the samples. Measured: 13 of 18, centre crop 8.
+    func testBasketballPlayerIsFollowedAcrossTheCourt() throws {
+        let path = try plannedPath("basketball_running.mp4")
+        let player: [(time: Double, x: Int)] = [(0, 254), (0.5, 298), (1, 337), (1.5, 339), (2, 334), (2.5, 330), (3, 323), (3.5, 289),
+                                                (4, 258), (4.5, 229), (5, 207), (6, 226), (6.5, 254), (7, 277), (7.5, 298), (8, 313),
+                                                (8.5, 312), (9, 244)]
+        let samples = player.map { (frame: Int(($0.time * 30000 / 1001).rounded()), x: $0.x) }
+        let inside = samples.filter { path.offsets[$0.frame] <= $0.x && $0.x <= path.offsets[$0.frame] + path.cropWidth }
+        let centre = (426 - path.cropWidth) / 2
+        let insideCentreCrop = samples.filter { centre <= $0.x && $0.x <= centre + path.cropWidth }
+        print("basketball: the blue player's centre inside reframe's crop on \(inside.count)/\(samples.count) samples (offsets \(Set(path.offsets).sorted())), a centre crop's on \(insideCentreCrop.count)")
+        XCTAssertGreaterThanOrEqual(Double(inside.count) / Double(samples.count), 0.9)
+    }
+}
