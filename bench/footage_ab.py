@@ -5,7 +5,9 @@ time half of bench/footage.py, without the framing judge, for comparing builds s
 usage: bench/footage_ab.py RUNS KEEPTRACK [KEEPTRACK...] -- CLIP...
 Per clip: the first build's --plan-out path is sent to ffmpeg's crop filter (as bench/footage.py does), then one
 warm-up and RUNS rounds of ffmpeg, build 1, build 2, ...; prints median CPU (user + system), each build's ratio to
-ffmpeg, its median system time and minor faults, and every run's CPU (the spread says how loaded the machine was).
+ffmpeg (of the medians, and of the fastest runs: on a VM whose neighbours slow some runs by 15 %, the fastest run
+is the least disturbed one), its median system time and minor faults, and every run's CPU (the spread says how
+loaded the machine was).
 """
 import json, os, statistics, subprocess, sys, tempfile
 
@@ -56,7 +58,8 @@ def main():
         line = f"{os.path.basename(clip)}: ffmpeg {cpu['ffmpeg']:.2f} s (runs {' '.join(f'{u + s:.2f}' for u, s, _ in results['ffmpeg'])})"
         for build in builds:
             r = results[build]
-            line += (f" | {build}: {cpu[build]:.2f} s, ratio {cpu[build] / cpu['ffmpeg']:.3f}, sys {statistics.median(s for _, s, _ in r):.2f},"
+            fastest = min(u + s for u, s, _ in r) / min(u + s for u, s, _ in results['ffmpeg'])
+            line += (f" | {build}: {cpu[build]:.2f} s, ratio {cpu[build] / cpu['ffmpeg']:.3f} (fastest runs {fastest:.3f}), sys {statistics.median(s for _, s, _ in r):.2f},"
                      f" minflt {statistics.median(m for _, _, m in r):.0f} (runs {' '.join(f'{u + s:.2f}' for u, s, _ in r)})")
         print(line, flush=True)
     print("load average at end:", open("/proc/loadavg").read().split()[:3])
