@@ -94,6 +94,11 @@ public struct CameraPathPlanner: Sendable {
         /// When the face is lost for longer than this, the crop holds its last band until this long before
         /// the face is found again, then moves to meet it (look-ahead: the whole clip is known).
         public var reacquireSeconds: Double = 1.0
+        /// Once nobody (no face, no person) has been found for this long in a shot where someone was, what
+        /// moves stands in for them until someone is found again: a person who came in with their back to
+        /// the camera, or whose face is too small, is followed to where they stop (backs_to_camera's man).
+        /// Shorter gaps hold the crop, as a face briefly lost should.
+        public var motionTakeoverSeconds: Double = 2.0
         public var tracker = FaceTracker()
 
         public init() {}
@@ -141,19 +146,16 @@ public struct CameraPathPlanner: Sendable {
         for shot in shots {
             let subject = tracks.filter { shot.contains($0.firstFrame) }.max { $0.weight < $1.weight }
             subjects.append(subject?.id)
-            var faces = subjectPositions(in: shot, samples: usable, tracks: tracks, subject: subject)
+            var (faces, standIns) = subjectPositions(in: shot, samples: usable, tracks: tracks, subject: subject, frameTimes: frameTimes)
             if faces.isEmpty {
-                // Nobody found in the whole shot: follow what moves (a box no wider than a fifth of the crop).
+                // Nobody found in the whole shot: follow what moves.
                 faces = usable.compactMap { sample in
                     guard shot.contains(sample.frameIndex), let motion = sample.motion else { return nil }
-                    let span = motion.span(along: axis)
-                    let width = min(span.length, cropLength / 5), centre = span.start + span.length / 2
-                    let box = axis == .horizontal ? FrameRect(x: centre - width / 2, y: motion.y, width: width, height: width)
-                                                  : FrameRect(x: motion.x, y: centre - width / 2, width: width, height: width)
-                    return Sighting(frameIndex: sample.frameIndex, box: box)
+                    return motionSighting(motion, frame: sample.frameIndex)
                 }
             }
-            subjectFaces += faces
+            // What moved while nobody was found is followed, but is not the subject's face: not counted as one.
+            subjectFaces += faces.filter { !standIns.contains($0.frameIndex) }
             let centres = shotCentres(shot, faces: faces, frameTimes: frameTimes, fallback: previousCentre)
             let quantised = quantise(centres)
             for (offset, frame) in zip(quantised, shot) { offsets[frame] = offset }
@@ -168,12 +170,47 @@ public struct CameraPathPlanner: Sendable {
     /// its lifetime (left and came back as a new track, or not yet seen) the strongest face present. Where
     /// no face was found but people were (backs to the camera, faces too small), the head of the person
     /// nearest the subject's last position (the strongest one before any is known) stands in.
+    /// What moved, as a stand-in face: a box no wider than a fifth of the crop at the motion's centre.
+    private func motionSighting(_ motion: FrameRect, frame: Int) -> Sighting {
+        let span = motion.span(along: axis)
+        let width = min(span.length, cropLength / 5), centre = span.start + span.length / 2
+        let box = axis == .horizontal ? FrameRect(x: centre - width / 2, y: motion.y, width: width, height: width)
+                                      : FrameRect(x: motion.x, y: centre - width / 2, width: width, height: width)
+        return Sighting(frameIndex: frame, box: box)
+    }
+
     private func subjectPositions(in shot: Range<Int>, samples: [DetectionSample], tracks: [FaceTrack],
-                                  subject: FaceTrack?) -> [Sighting] {
+                                  subject: FaceTrack?, frameTimes: [Double]) -> (positions: [Sighting], standIns: Set<Int>) {
         let subjectPoints = Dictionary((subject?.points ?? []).map { ($0.frameIndex, $0.detection.box) }, uniquingKeysWith: { a, _ in a })
         var positions: [Sighting] = []
+        /// When and where a face or a person was last found (motion stands in only long after), and whether
+        /// motion has taken over since.
+        var lastFound: (time: Double, box: FrameRect)?
+        var motionLeads = false
+        var standIns: Set<Int> = []
         for sample in samples.sorted(by: { $0.frameIndex < $1.frameIndex }) where shot.contains(sample.frameIndex) {
-            if let box = subjectPoints[sample.frameIndex] {
+            let found = positions.count
+            defer {
+                if positions.count > found, !(sample.faces.isEmpty && sample.people.isEmpty), let box = positions.last?.box {
+                    lastFound = (frameTimes[sample.frameIndex], box)
+                    motionLeads = false
+                }
+            }
+            if sample.faces.isEmpty, sample.people.isEmpty, let motion = sample.motion, let lastFound,
+               frameTimes[sample.frameIndex] - lastFound.time >= settings.motionTakeoverSeconds {
+                // One mover, not several or a pan: a motion wider than three quarters of the crop is not one person
+                // (basketball_running's two players: the crop went to the empty court between them). It takes
+                // over only once it is half a crop away from where the person was last found: the undetected
+                // person's own small movements there (backs_to_camera's woman at her table) move nothing.
+                let sighting = motionSighting(motion, frame: sample.frameIndex)
+                let away = abs(sighting.box.span(along: axis).start - lastFound.box.span(along: axis).start
+                               + (sighting.box.span(along: axis).length - lastFound.box.span(along: axis).length) / 2)
+                if motion.span(along: axis).length <= 0.75 * cropLength, motionLeads || away >= cropLength / 2 {
+                    motionLeads = true
+                    positions.append(sighting)
+                    standIns.insert(sample.frameIndex)
+                }
+            } else if let box = subjectPoints[sample.frameIndex] {
                 positions.append(Sighting(frameIndex: sample.frameIndex, box: box))
             } else if let subject, !(subject.firstFrame...subject.lastFrame).contains(sample.frameIndex),
                       let strongest = sample.faces.max(by: { $0.box.area * Double($0.confidence) < $1.box.area * Double($1.confidence) }) {
@@ -190,7 +227,7 @@ public struct CameraPathPlanner: Sendable {
                 if let chosen { positions.append(Sighting(frameIndex: sample.frameIndex, box: chosen.box)) }
             }
         }
-        return positions
+        return (positions, standIns)
     }
 
     /// Crop centres (along the axis, unquantised) for every frame of the shot.

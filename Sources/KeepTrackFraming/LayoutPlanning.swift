@@ -19,9 +19,11 @@ extension CameraPathPlanner {
     /// fallbacks of `plan(frameTimes:samples:cuts:)`. Returns the path (with `layouts`) and the decisions.
     /// Split shots get their two windows (`addSplitWindows`) of `splitWindow` (default: for an output of the
     /// crop's own size).
+    /// `motions`: what moved between detections (motion-only samples), followed in a shot where someone was
+    /// found once nobody has been for `Settings.motionTakeoverSeconds`; they weigh in no decision.
     public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], layout mode: LayoutMode,
                      choice settings: SubjectChoice.Settings = SubjectChoice.Settings(),
-                     splitWindow: SplitSize? = nil) -> LayoutPlan {
+                     splitWindow: SplitSize? = nil, motions: [DetectionSample] = []) -> LayoutPlan {
         let frameTimes = Self.strictlyIncreasing(rawTimes)
         let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
         let shots = ShotDetector.shots(frameCount: frameTimes.count, cuts: cuts)
@@ -59,8 +61,14 @@ extension CameraPathPlanner {
                 }
                 chosen.append(kept)
             }
+            // Between the analysed frames of a followed shot, what moved (used only once nobody has been found for a while).
+            if decision.layout == .follow {
+                let analysed = Set(inShot.map(\.frameIndex))
+                chosen += motions.filter { shot.contains($0.frameIndex) && !analysed.contains($0.frameIndex) && $0.motion != nil }
+                    .map { DetectionSample(frameIndex: $0.frameIndex, faces: [], motion: $0.motion) }
+            }
         }
-        var path = plan(frameTimes: rawTimes, samples: chosen, cuts: cuts)
+        var path = plan(frameTimes: rawTimes, samples: chosen.sorted { $0.frameIndex < $1.frameIndex }, cuts: cuts)
         path.layouts = decisions.map(\.layout)
         let crop = SplitSize(width: cropWidth, height: cropHeight)
         addSplitWindows(to: &path, decisions: decisions, samples: usable, tracks: persons, frameTimes: frameTimes, cuts: cuts,

@@ -59,6 +59,9 @@ extension Reframer {
         /// Set when frames are indexed by the sample table's times: the times of all of them.
         var timeline: PresentationTimeline?
         var samples: [DetectionSample] = []
+        /// What moved, a few times a second between detections (motion only: no faces, no people), for the
+        /// planner to follow once nobody has been found for a while (`CameraPathPlanner.Settings.motionTakeoverSeconds`).
+        var motions: [DetectionSample] = []
         var pixelFormat: Int32 = -1
         var colour: VideoEncoder.Colour?
         /// Seconds spent scaling frames for and running the detectors (part of the analysis time).
@@ -171,6 +174,9 @@ extension Reframer {
         var lastThumbnail: [UInt8] = []
         /// The previous analysed frame's thumbnail (`lastThumbnail` is the last detection's).
         var previousThumbnail: [UInt8] = []
+        /// The last few analysed frames' thumbnails, for `Analysis.motions`, and the frame of the last one.
+        var recentThumbnails: [(frame: Int, thumbnail: [UInt8])] = []
+        var lastMotion: Int?
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
@@ -230,6 +236,19 @@ extension Reframer {
             }
             previousHistogram = histogram
             previousThumbnail = current
+            // What moved since about `every` frames ago, on the detections' rhythm (upright pictures only,
+            // like the detections' own motion boxes).
+            if orientation.rotation == 0 {
+                recentThumbnails.append((index, current))
+                recentThumbnails.removeAll { index - $0.frame > 2 * every }
+                if index - (lastMotion ?? Int.min / 2) >= every, let earlier = recentThumbnails.first(where: { index - $0.frame >= every }) {
+                    lastMotion = index
+                    if let box = FrameOperations.motionBox(from: earlier.thumbnail, to: current, width: orientation.storedWidth,
+                                                           height: orientation.storedHeight) {
+                        analysis.motions.append(DetectionSample(frameIndex: index, faces: [], motion: box))
+                    }
+                }
+            }
             try preview?.offer(frame, index: index, likelyCut: difference >= cutThreshold)
             analysis.analysedFrames.append(index)
             analysis.differences.append(difference)

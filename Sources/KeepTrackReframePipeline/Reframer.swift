@@ -87,7 +87,7 @@ public enum Reframer {
                                      splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         } else {
             let planned = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts, layout: options.layout,
-                                       splitWindow: splitGeometry(crop: crop, output: outputSize).window)
+                                       splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions)
             path = planned.path
             summary.shotDecisions = planned.shots
         }

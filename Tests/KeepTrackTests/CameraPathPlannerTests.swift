@@ -284,6 +284,33 @@ final class MotionFallbackTests: XCTestCase {
         let facePath = planner.plan(frameTimes: times, samples: withFace, cuts: [])
         XCTAssertEqual(Set(facePath.offsets), [1000 - 304])
     }
+
+    /// A face seen, then nobody: for the first `motionTakeoverSeconds` the crop holds where the face was; after
+    /// that one mover (a person whose face is not found) half a crop or more away stands in, and the crop follows
+    /// it to where it stops. Small movements where the person was, and several movers at once (a motion wider
+    /// than three quarters of the crop), never do.
+    func testOnceNobodyHasBeenFoundForAWhileOneMoverStandsIn() {
+        let times = (0..<240).map { Double($0) / 30 }
+        let planner = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: 608, cropHeight: 1080)
+        // A face at x 400 on frames 0-30, then nobody; something `width` px wide moves from `from` to `to` on
+        // frames 40-150, then rests there.
+        func samples(width: Double, from: Double = 1100, to: Double = 1300) -> [DetectionSample] {
+            stride(from: 0, to: 240, by: 10).map { index in
+                if index <= 30 { return DetectionSample(frameIndex: index, faces: [FaceDetection(box: SyntheticScene.faceAt(400), confidence: 90)]) }
+                let centre = index < 40 ? nil : from + (to - from) * min(1, Double(index - 40) / 110)
+                return DetectionSample(frameIndex: index, faces: [], motion: centre.map { FrameRect(x: $0 - width / 2, y: 300, width: width, height: width) })
+            }
+        }
+        let path = planner.plan(frameTimes: times, samples: samples(width: 100), cuts: [])
+        XCTAssertEqual(Double(path.offsets[0]), 400 - 304, accuracy: 0.01 * 608, "the face centred")
+        XCTAssertEqual(path.offsets[40], path.offsets[0], "the motion within 2 s of the face moves nothing")
+        XCTAssertEqual(Double(path.offsets[239] + 304), 1300, accuracy: 0.2 * 608, "the mover where it stopped, in the crop's central 40 %")
+        XCTAssertEqual(PathStatistics(path: path, frameTimes: times).reversals, 0)
+        let crowd = planner.plan(frameTimes: times, samples: samples(width: 500), cuts: [])
+        XCTAssertEqual(Set(crowd.offsets), [400 - 304], "a motion 500 px wide is not one person: the crop holds")
+        let fidgeting = planner.plan(frameTimes: times, samples: samples(width: 60, from: 450, to: 350), cuts: [])
+        XCTAssertEqual(Set(fidgeting.offsets), [400 - 304], "movements where the person was: the crop holds")
+    }
 }
 
 final class ShotDetectorTests: XCTestCase {

@@ -71,6 +71,27 @@ final class PersonDetectorTests: XCTestCase {
         XCTAssertEqual(PathStatistics(path: path, frameTimes: (0..<path.offsets.count).map { Double($0) / 10 }).reversals, 0)
     }
 
+    /// backs_to_camera.mp4 (768×432, 10 fps, 30 s): after the woman leaves, a man walks in at 15 s and stands at
+    /// the table with his back to the camera; by eye at 17–24 s (one frame a second) his body lies within x 365–497
+    /// and does not move. The detection budget of this small, slow clip pays for 5 detections in 30 s, none of
+    /// which finds him; once nobody has been found for 2 s what moves stands in
+    /// (`CameraPathPlanner.Settings.motionTakeoverSeconds`), and the crop follows him in and rests where he stops.
+    /// Before that (session 10's audit): whole in the crop on 0 of 71 frames, the crop left where the woman was.
+    func testTheManWhoComesInWithHisBackToTheCameraIsFollowedToWhereHeStands() throws {
+        let folder = TemporaryFolder()
+        var options = ReframeOptions()
+        options.preset = "ultrafast"
+        let summary = try Reframer.run(input: try Self.footage("backs_to_camera.mp4"), output: folder.path("vertical.mp4"), options: options)
+        let path = try XCTUnwrap(summary.path)
+        XCTAssertLessThanOrEqual(summary.analysedFrames, 6, "nobody detects him: this is the motion's doing")
+        let body = (start: 365, end: 497), standing = 170...240
+        let held = standing.filter { path.offsets[$0] <= body.start && path.offsets[$0] + path.cropWidth >= body.end }
+        print("backs_to_camera 17-24 s: the man whole in reframe's crop on \(held.count)/\(standing.count) frames (offsets \(Set(standing.map { path.offsets[$0] }).sorted()))")
+        XCTAssertGreaterThanOrEqual(Double(held.count) / Double(standing.count), 0.9)
+        // Two turns, both the people's: after the woman leaving to the right, back to meet the man coming in from the left.
+        XCTAssertLessThanOrEqual(PathStatistics(path: path, frameTimes: (0..<path.offsets.count).map { Double($0) / 10 }).reversals, 2)
+    }
+
     func testRejectsBadArgumentsAndFindsNobodyInAFlatPicture() throws {
         XCTAssertThrowsError(try PersonDetector().detect(bgr: [UInt8](repeating: 0, count: 100), width: 64, height: 128))
         XCTAssertEqual(try PersonDetector().detect(bgr: [UInt8](repeating: 128, count: 480 * 270 * 3), width: 480, height: 270), [])

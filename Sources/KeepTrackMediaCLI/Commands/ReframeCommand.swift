@@ -44,7 +44,8 @@ enum ReframeCommand {
         where the person rests (1 s or more) the crop rests with the face on its centre line (a third from the top
         when the crop slides vertically); while they move, the face stays within the central 40 % and the crop pans
         smoothly (speed and acceleration limited, no overshoot, look-ahead), jumping only at cuts, holding its place
-        while the face is lost; near the frame's edge it rests against the edge. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
+        while the face is lost (after 2 s with nobody found, following one mover half a crop or more away, to where it
+        stops); near the frame's edge it rests against the edge. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
         libx265 10-bit keeping the HLG/PQ transfer and colour description for HDR. Dolby Vision metadata is dropped
         (it describes the uncropped picture); the output says so. Every frame keeps its time (variable frame rate
         stays variable); the output is upright with an identity matrix.
