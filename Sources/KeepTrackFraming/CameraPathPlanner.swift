@@ -203,8 +203,8 @@ public struct CameraPathPlanner: Sendable {
                 // over only once it is half a crop away from where the person was last found: the undetected
                 // person's own small movements there (backs_to_camera's woman at her table) move nothing.
                 let sighting = motionSighting(motion, frame: sample.frameIndex)
-                let away = abs(sighting.box.span(along: axis).start - lastFound.box.span(along: axis).start
-                               + (sighting.box.span(along: axis).length - lastFound.box.span(along: axis).length) / 2)
+                func centre(_ box: FrameRect) -> Double { axis == .horizontal ? box.midX : box.midY }
+                let away = abs(centre(sighting.box) - centre(lastFound.box))
                 if motion.span(along: axis).length <= 0.75 * cropLength, motionLeads || away >= cropLength / 2 {
                     motionLeads = true
                     positions.append(sighting)
