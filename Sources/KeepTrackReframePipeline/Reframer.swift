@@ -62,6 +62,10 @@ public enum Reframer {
         var summary = initial
         let video = tracks.video
         let totalFrames = video.sampleTable.sampleCount
+        if let stereo = video.video?.stereo {
+            // FFmpeg 5.1 decodes only MV-HEVC's base layer: say so rather than hand back a flat video as if nothing changed.
+            summary.notes.append("the source is \(stereo.summary): only its base view (one eye) is decoded and reframed; the output is 2D, without the second view or the spatial metadata")
+        }
 
         let crop = CameraPathPlanner.cropSize(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                               aspectWidth: options.aspect.width, aspectHeight: options.aspect.height)

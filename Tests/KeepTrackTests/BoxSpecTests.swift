@@ -235,6 +235,18 @@ final class BoxSpecTests: XCTestCase {
                     "rest: " + String(repeating: "00", count: 19)], DolbyVisionConfigurationBox.self) {
             $0.packed = 20 << 9 | 3 << 3 | 0b101; $0.rest = zeros(19)
         },
+        // Apple spatial video (QuickTime and ISO BMFF Spatial and Immersive Media): the values of eyevinn-mp4ff's
+        // stereo_spatial.mp4 and androidx-media's water_180_mvhevc_5frames.mov.
+        Spec("stri (left and right eyes)", "stri", at: stsd + ["hvc1", "vexu", "eyes"], "00 000000 | 03",
+             dump: ["version: 0", "flags: 0", "views: 3"], StereoViewInformationBox.self) { $0.views = 3 },
+        Spec("hero (left)", "hero", at: stsd + ["hvc1", "vexu", "eyes"], "00 000000 | 01",
+             dump: ["version: 0", "flags: 0", "heroEye: 1"], HeroEyeBox.self) { $0.heroEye = 1 },
+        Spec("blin (19.24 mm)", "blin", at: stsd + ["hvc1", "vexu", "eyes", "cams"], "00 000000 | 00004b28",
+             dump: ["version: 0", "flags: 0", "baselineMicrometres: 19240"], StereoBaselineBox.self) { $0.baselineMicrometres = 19240 },
+        Spec("prji (rectilinear)", "prji", at: stsd + ["hvc1", "vexu", "proj"], "00 000000 | 72656374",
+             dump: ["version: 0", "flags: 0", "projectionKind: rect"], ProjectionInformationBox.self) { $0.projectionKind = "rect" },
+        Spec("hfov (64°)", "hfov", at: stsd + ["hvc1"], "0000fa00",
+             dump: ["fieldOfViewMillidegrees: 64000"], HorizontalFieldOfViewBox.self) { $0.fieldOfViewMillidegrees = 64000 },
         Spec("esds (AAC LC, 44.1 kHz stereo)", "esds", at: stsd + ["mp4a"],
              "00 000000 | 03 19 0000 00 | 04 11 40 15 000000 0001f400 0001f400 | 05 02 1210 | 06 01 02",
              dump: ["version: 0", "flags: 0", "descriptors: 0319000000041140150000000001f4000001f40005021210060102",

@@ -84,6 +84,8 @@ public enum BoxSchema {
     ]
     static let lenientContainers: Set<FourCC> = [
         "udta", "tref", "tapt", "gmhd", "ilst", "wave", "sinf", "schi", "clip", "matt", "rinf",
+        // Spatial and immersive video, in a visual sample entry (StereoVideoBoxes.swift); Google's spherical `proj` too.
+        "vexu", "eyes", "proj", "cams", "cmfy",
     ]
     /// The same sets as raw values, searched without hashing (asked for every box parsed).
     static let strictContainerCodes = strictContainers.map(\.rawValue)

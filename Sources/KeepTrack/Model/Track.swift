@@ -39,6 +39,41 @@ public struct VideoInfo: Sendable, Equatable {
     /// Dolby Vision profile.compatibility, e.g. "8.4".
     public var dolbyVision: String?
     public var dolbyVisionLevel: Int?
+    /// Spatial (stereoscopic) video: nil for a flat picture.
+    public var stereo: StereoVideoInfo? = nil
+}
+
+/// What a visual sample entry says about a stereoscopic picture (`StereoVideoBoxes.swift`): which eye views
+/// are coded, how the second is carried, and the camera facts a player needs to show it in depth. A decoder
+/// that knows only HEVC (FFmpeg 5.1) sees the base view alone: one eye, flat.
+public struct StereoVideoInfo: Sendable, Equatable {
+    public var hasLeftEye: Bool
+    public var hasRightEye: Bool
+    /// The views are stored right eye first.
+    public var eyeViewsReversed: Bool
+    /// An `lhvC` box describes a second layer: multiview HEVC (MV-HEVC), both views in one track.
+    public var multiviewHEVC: Bool
+    /// "left" or "right": the eye a 2D presentation shows.
+    public var heroEye: String?
+    public var baselineMillimetres: Double?
+    /// Horizontal field of view of each view, degrees.
+    public var fieldOfViewDegrees: Double?
+    /// The projection (`prji`) when not rectilinear: "equirectangular", "half-equirectangular", "fisheye" or
+    /// the four-character code.
+    public var projection: String?
+
+    /// "stereo MV-HEVC (left+right eyes, hero left), 64° field of view, 19.24 mm baseline".
+    public var summary: String {
+        var eyes = [hasLeftEye ? "left" : nil, hasRightEye ? "right" : nil].compactMap { $0 }.joined(separator: "+")
+        if eyes.isEmpty { eyes = "eyes not said" } else { eyes += hasLeftEye && hasRightEye ? " eyes" : " eye" }
+        if eyeViewsReversed { eyes += ", reversed" }
+        if let heroEye { eyes += ", hero \(heroEye)" }
+        var parts = ["stereo" + (multiviewHEVC ? " MV-HEVC" : "") + " (\(eyes))"]
+        if let fieldOfViewDegrees { parts.append(String(format: "%g° field of view", fieldOfViewDegrees)) }
+        if let baselineMillimetres { parts.append(String(format: "%g mm baseline", baselineMillimetres)) }
+        if let projection { parts.append("\(projection) projection") }
+        return parts.joined(separator: ", ")
+    }
 }
 
 /// One `trak` with its headers decoded. The box itself stays as read; the writer copies it.
@@ -459,7 +494,34 @@ public struct Track: Sendable {
             ?? configuration(DolbyVisionConfigurationBox.self, "dvwC")
         return VideoInfo(width: Int(entry.width), height: Int(entry.height), displayWidth: displayWidth, displayHeight: displayHeight,
                          rotation: rotation, frameRate: frameRate, hdr: configuration(ColourInformationBox.self, "colr")?.hdrTransfer,
-                         dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level)
+                         dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level, stereo: stereo)
+    }
+
+    /// The first sample entry's stereo facts: from `vexu` when present, and an `lhvC` (a second HEVC layer)
+    /// alone is stereo too. Unreadable leaves are left out, never thrown: these facts only describe.
+    public var stereo: StereoVideoInfo? {
+        guard kind == .video, let entry = sampleEntries.first else { return nil }
+        let vexu = entry.first("vexu"), eyes = vexu?.first("eyes")
+        let views = eyes?.first("stri").flatMap { try? StereoViewInformationBox(box: $0) }
+        let multiview = entry.first("lhvC") != nil
+        guard views != nil || multiview else { return nil }
+        let hero = eyes?.first("hero").flatMap { try? HeroEyeBox(box: $0) }?.heroEye
+        let baseline = eyes?.find(["cams", "blin"]).flatMap { try? StereoBaselineBox(box: $0) }?.baselineMicrometres
+        let fieldOfView = entry.first("hfov").flatMap { try? HorizontalFieldOfViewBox(box: $0) }?.fieldOfViewMillidegrees
+        let kind = vexu?.find(["proj", "prji"]).flatMap { try? ProjectionInformationBox(box: $0) }?.projectionKind
+        let projection: String? = switch kind {
+        case nil, "rect": nil
+        case "equi": "equirectangular"
+        case "hequ": "half-equirectangular"
+        case "fish": "fisheye"
+        case let other?: other.description
+        }
+        // MV-HEVC without a `stri`: two views, the base one left (Apple's default).
+        return StereoVideoInfo(hasLeftEye: views?.hasLeftEye ?? true, hasRightEye: views?.hasRightEye ?? true,
+                               eyeViewsReversed: views?.eyeViewsReversed ?? false, multiviewHEVC: multiview,
+                               heroEye: hero == 1 ? "left" : hero == 2 ? "right" : nil,
+                               baselineMillimetres: baseline.map { Double($0) / 1000 },
+                               fieldOfViewDegrees: fieldOfView.map { Double($0) / 1000 }, projection: projection)
     }
 }
 

@@ -54,6 +54,13 @@ public struct InspectReport: Sendable {
 
     func rounded(_ value: Double, places: Double = 1000) -> Double { (value * places).rounded() / places }
 
+    static func stereoJSON(_ stereo: StereoVideoInfo) -> JSONValue {
+        .object([("leftEye", .bool(stereo.hasLeftEye)), ("rightEye", .bool(stereo.hasRightEye)),
+                 ("eyeViewsReversed", .bool(stereo.eyeViewsReversed)), ("multiviewHEVC", .bool(stereo.multiviewHEVC)),
+                 ("heroEye", .optional(stereo.heroEye)), ("baselineMillimetres", .optional(stereo.baselineMillimetres)),
+                 ("fieldOfViewDegrees", .optional(stereo.fieldOfViewDegrees)), ("projection", .optional(stereo.projection))])
+    }
+
     func trackJSON(_ track: Track) -> JSONValue {
         var references: [(String, JSONValue)] = []
         for reference in track.references {
@@ -79,6 +86,7 @@ public struct InspectReport: Sendable {
                 ("displayWidth", .int(Int64(info.displayWidth))), ("displayHeight", .int(Int64(info.displayHeight))),
                 ("rotation", .optional(info.rotation)), ("frameRate", .optional(info.frameRate.map { rounded($0) })),
                 ("hdr", .optional(info.hdr)), ("dolbyVision", .optional(info.dolbyVision)),
+                ("stereo", info.stereo.map(Self.stereoJSON) ?? .null),
             ])
         }
         return .object([
@@ -162,6 +170,7 @@ public struct InspectReport: Sendable {
             if let rate = video.frameRate { parts.append(String(format: "%.2f fps", rate)) }
             if let hdr = video.hdr { parts.append(hdr) }
             if let dolby = video.dolbyVision { parts.append("Dolby Vision \(dolby)") }
+            if let stereo = video.stereo { parts.append(stereo.summary) }
         }
         let keys = track.timedMetadataKeys.map { $0.replacingOccurrences(of: "com.apple.quicktime.", with: "") }
         if !keys.isEmpty { parts.append(keys.count <= 2 ? keys.joined(separator: " ") : "\(keys[0]) +\(keys.count - 1) keys") }

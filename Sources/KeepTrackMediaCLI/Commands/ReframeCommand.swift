@@ -47,7 +47,8 @@ enum ReframeCommand {
         while the face is lost (after 2 s with nobody found, following one mover half a crop or more away, to where it
         stops); near the frame's edge it rests against the edge. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
         libx265 10-bit keeping the HLG/PQ transfer and colour description for HDR. Dolby Vision metadata is dropped
-        (it describes the uncropped picture); the output says so. Every frame keeps its time (variable frame rate
+        (it describes the uncropped picture); the output says so. Spatial (MV-HEVC stereo) video comes out flat: only
+        the base view (one eye) is decoded, and a note says so. Every frame keeps its time (variable frame rate
         stays variable); the output is upright with an identity matrix.
         Audio and other tracks are copied byte for byte with their enabled flags, alternate groups and references;
         movie metadata (creation date, location, make, model) is kept. Timed metadata describing the old picture

@@ -13,6 +13,8 @@ public enum BoxRegistry {
         TrackExtendsBox.self, MovieExtendsHeaderBox.self, MovieFragmentHeaderBox.self,
         TrackFragmentHeaderBox.self, TrackFragmentDecodeTimeBox.self, TrackRunBox.self, SegmentIndexBox.self,
         TrackFragmentRandomAccessBox.self, MovieFragmentRandomAccessOffsetBox.self,
+        StereoViewInformationBox.self, HeroEyeBox.self, StereoBaselineBox.self, ProjectionInformationBox.self,
+        HorizontalFieldOfViewBox.self,
     ]
 
     static let byType: [FourCC: any BoxView.Type] = {
