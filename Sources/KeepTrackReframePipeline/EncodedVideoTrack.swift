@@ -127,17 +127,37 @@ public struct EncodedVideoTrack {
         let movieScale = UInt64(max(source.movieTimescale, 1)), mediaScale = UInt64(max(source.mediaHeader.timescale, 1))
         let firstPresented = samples.map(\.presentationTime).min() ?? 0
         var edits = EditListBox()
-        if let sourceEdits = source.editList, !sourceEdits.entries.isEmpty {
-            edits = sourceEdits
+        // A fragmented source's edits as its progressive copy has them (on a timeline from its first decode
+        // time, an edit "to the end" of the fragments given its length): copied as they were, a 0-length
+        // edit meant "everything" there and "nothing" here, and the output presented no frame at all.
+        let sourceEdits = source.defragmentedTiming.map { $0.edits ?? [] } ?? source.editList?.entries ?? []
+        let sourceEditsStart = source.defragmentedTiming == nil ? 0 : Int64(clamping: source.sampleTable.firstDecodeTime)
+        if !sourceEdits.isEmpty {
+            edits.entries = sourceEdits
             for index in edits.entries.indices where edits.entries[index].mediaTime >= 0 {
-                edits.entries[index].mediaTime -= firstDecode
+                edits.entries[index].mediaTime += sourceEditsStart - firstDecode
             }
         } else {
+            // No edit list: the source presents each frame at its composition time (the media timeline is the
+            // movie's from 0), so a first frame later than 0 (B-frames without an edit list) waits behind an
+            // empty edit, as there, and the edit lasts to the end of the last frame shown, not the media
+            // duration minus the wait: that dropped the last frames and moved the picture earlier than the audio.
+            // The wait is whole movie ticks (often milliseconds); the edit then starts that much before the first
+            // frame, so the frame still shows at its own time, to the media tick.
+            var editStart = firstPresented
+            if firstPresented > 0 {
+                var wait = EditListBox.Entry()
+                wait.mediaTime = -1
+                wait.segmentDuration = UInt64(firstPresented) * movieScale / mediaScale
+                edits.entries.append(wait)
+                editStart = Int64(wait.segmentDuration * mediaScale / movieScale)
+            }
             var entry = EditListBox.Entry()
-            entry.mediaTime = firstPresented - firstDecode
-            let presentedDuration = UInt64(max(0, Int64(mediaDuration) - entry.mediaTime))
+            entry.mediaTime = editStart - firstDecode
+            let lastPresented = samples.map(\.presentationTime).max() ?? firstPresented
+            let presentedDuration = UInt64(max(0, lastPresented + Int64(lastSampleDuration) - editStart))
             entry.segmentDuration = presentedDuration * movieScale / mediaScale
-            edits.entries = [entry]
+            edits.entries.append(entry)
         }
         edits.header.version = edits.entries.contains { $0.segmentDuration > UInt64(UInt32.max) || abs($0.mediaTime) > Int64(Int32.max) } ? 1 : 0
         let trackDuration = edits.entries.reduce(UInt64(0)) { $0 + $1.segmentDuration }

@@ -9,17 +9,30 @@ final class EncodedVideoTrackTests: XCTestCase {
     /// order differ) from its samples as an encoder would hand them over, writes it with two audio tracks
     /// passed through, and checks with ffprobe/ffmpeg that every frame decodes at the same time as before.
     func testRebuiltTrackPresentsEveryFrameAtTheSameTime() throws {
+        try checkRebuiltTrackPresentsEveryFrameAtTheSameTime(muxerOptions: [])
+    }
+
+    /// Without an edit list a movie presents each frame at its composition time, so B-frames make the first
+    /// frame late (two frames here, as in eyevinn-mp4ff's prog_8s.mp4). The rebuilt track keeps that time
+    /// (an empty edit before it) and every frame to the last: it once began at 0, two frames early against
+    /// the audio, and its edit ended two frames before the last frame (ffprobe counted 48 of 50).
+    func testRebuiltTrackOfAMovieWithoutEditListPresentsEveryFrameAtTheSameTime() throws {
+        try checkRebuiltTrackPresentsEveryFrameAtTheSameTime(muxerOptions: ["-use_editlist", "0"])
+    }
+
+    private func checkRebuiltTrackPresentsEveryFrameAtTheSameTime(muxerOptions: [String]) throws {
         let folder = TemporaryFolder()
         let source = folder.path("source.mov"), raw = folder.path("source.h264")
         let encode = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2",
                       "-f", "lavfi", "-i", "sine=duration=2", "-f", "lavfi", "-i", "sine=frequency=600:duration=2",
                       "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264", "-bf", "2", "-g", "20", "-pix_fmt", "yuv420p",
-                      "-c:a", "aac", "-disposition:a:1", "0"]
+                      "-c:a", "aac", "-disposition:a:1", "0"] + muxerOptions
         guard runTool("ffmpeg", encode + [source])?.code == 0,
               runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-map", "0:v", "-c", "copy", "-bsf:v", "h264_mp4toannexb", "-f", "h264", raw])?.code == 0
         else { throw unavailable("ffmpeg with libx264 is not available") }
         let movie = try Movie.open(path: source)
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
+        XCTAssertEqual(video.editList == nil, muxerOptions.contains("-use_editlist"), "the source has an edit list only when ffmpeg wrote one")
 
         // The "encoder output": sample bytes back to back in a data file, presentation times as the source's
         // (an encoder is fed the source frames' times) and decode times starting before them, as libx264 does.

@@ -1,0 +1,77 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+
+/// reframe keeps every frame at the time the source shows it, judged by ffprobe (which frames it decodes
+/// and their times) on movies whose timing is not the ffmpeg default: no edit list with B-frames (the first
+/// frame two frames late: eyevinn-mp4ff's prog_8s.mp4, ffmpeg's fragmented output), and a fragmented movie
+/// whose edit list has the 0-length edit that means "to the end of the fragments" (androidx-media's
+/// sample_fragmented_seekable_multiple_sidx.mp4). Before: the first lost its last two frames and moved two
+/// frames earlier than its audio; the second came out with no frame shown at all (a 0-length edit in a
+/// progressive file), while reframe exited 0.
+final class ReframeTimingTests: XCTestCase {
+    /// ffprobe's presentation times of every video frame it decodes.
+    static func frameTimes(_ path: String) throws -> [String] {
+        let probe = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                                      "-of", "csv=p=0", path]))
+        XCTAssertEqual(probe.code, 0, path)
+        // The side-data line ffprobe adds to a frame (an SEI) is not a frame.
+        return probe.out.split(separator: "\n").map { String($0.split(separator: ",").first ?? "") }.filter { !$0.isEmpty && $0.first!.isNumber }
+    }
+
+    static func makeSource(_ path: String, extra: [String]) throws {
+        let arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi",
+                         "-i", "sine=duration=2", "-c:v", "libx264", "-bf", "2", "-g", "10", "-pix_fmt", "yuv420p", "-c:a", "aac"] + extra
+        guard runTool("ffmpeg", arguments + [path])?.code == 0 else { throw unavailable("ffmpeg with libx264 and aac is not installed") }
+    }
+
+    private func assertReframeKeepsEveryFrameTime(_ source: String, frames: Int, firstTime: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try Self.frameTimes(source)
+        XCTAssertEqual(before.count, frames, "ffprobe's frames of the source", file: file, line: line)
+        XCTAssertEqual(before.first, firstTime, file: file, line: line)
+        let folder = TemporaryFolder()
+        let output = folder.path("vertical.mp4")
+        let result = runCLI(["reframe", source, output, "--preset", "ultrafast"])
+        XCTAssertEqual(result.code, 0, result.error, file: file, line: line)
+        XCTAssertEqual(try Self.frameTimes(output), before, "every frame, at the source's time", file: file, line: line)
+    }
+
+    func testMovieWithoutEditListKeepsItsLateFirstFrameAndItsLastFrames() throws {
+        let folder = TemporaryFolder()
+        let progressive = folder.path("progressive.mp4"), fragmented = folder.path("fragmented.mp4")
+        try Self.makeSource(progressive, extra: ["-use_editlist", "0"])
+        try Self.makeSource(fragmented, extra: ["-movflags", "frag_keyframe+empty_moov"])
+        XCTAssertNil(try Movie.open(path: progressive).tracks.first { $0.kind == .video }?.editList)
+        try assertReframeKeepsEveryFrameTime(progressive, frames: 50, firstTime: "0.080000")
+        try assertReframeKeepsEveryFrameTime(fragmented, frames: 50, firstTime: "0.080000")
+    }
+
+    /// ffmpeg's fragmented output with a 0-length edit list added to its video track (`default_base_moof`: the
+    /// fragments locate their data from their own moof, so moov may grow), as the androidx file has: media time
+    /// 1024 (two frames at 12,800 per second, the first frame's composition time), to the end of the fragments.
+    func testFragmentedMovieWhoseEditRunsToTheEndOfItsFragmentsKeepsEveryFrame() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.path("plain.mp4"), edited = folder.path("edited.mp4")
+        try Self.makeSource(plain, extra: ["-movflags", "frag_keyframe+empty_moov+default_base_moof"])
+        var boxes = try BoxParser.parseFile(try FileByteSource(path: plain))
+        let moovIndex = try XCTUnwrap(boxes.firstIndex { $0.type == "moov" })
+        guard case .container(var moov) = boxes[moovIndex].content,
+              let trakIndex = moov.children.firstIndex(where: { $0.type == "trak" }),
+              case .container(var trak) = moov.children[trakIndex].content,
+              let tkhdIndex = trak.children.firstIndex(where: { $0.type == "tkhd" }) else { return XCTFail("no moov/trak/tkhd") }
+        XCTAssertEqual(try Movie.open(path: plain).tracks.first?.mediaHeader.timescale, 12800)
+        var elst = EditListBox()
+        var entry = EditListBox.Entry()
+        entry.mediaTime = 1024
+        entry.segmentDuration = 0
+        elst.entries = [entry]
+        trak.children.insert(Box(type: "edts", children: [Box(type: "elst", bytes: try elst.encoded())]), at: tkhdIndex + 1)
+        moov.children[trakIndex].content = .container(trak)
+        boxes[moovIndex].content = .container(moov)
+        let source = try FileByteSource(path: plain)
+        let bytes = try boxes.flatMap { try $0.serialized(source: source) }
+        try Data(bytes).write(to: URL(fileURLWithPath: edited))
+        // The edit shows the first frame at 0 and runs to the last: ffprobe shows 50 frames from 0.
+        try assertReframeKeepsEveryFrameTime(edited, frames: 50, firstTime: "0.000000")
+    }
+}
