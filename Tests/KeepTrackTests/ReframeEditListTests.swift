@@ -166,6 +166,15 @@ final class ReframeEditListTests: XCTestCase {
             try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-i", movie, "-map", "0:v", "-f", "framemd5", "-"])).out
         }
         XCTAssertEqual(try pictures(againMovie), try pictures(output))
+        // A plan with an entry for every decoded frame (as one was written before) does not fit: refused, naming them.
+        var everyFrame = try Self.json(plan)
+        let frames = try XCTUnwrap(everyFrame["frames"] as? [[String: Any]])
+        everyFrame["frames"] = Array(repeating: frames[0], count: Self.hiddenBefore) + frames
+        let oldPlan = folder.path("every-frame.json")
+        try JSONSerialization.data(withJSONObject: everyFrame).write(to: URL(fileURLWithPath: oldPlan))
+        let refused = runCLI(["reframe", source, folder.path("refused.mov"), "--plan", oldPlan])
+        XCTAssertEqual(refused.code, 65, refused.error)
+        XCTAssertTrue(refused.error.contains("it has 90 frames; the video shows 51 (its edit list hides 39 more)"), refused.error)
     }
 
     /// An edit list that starts with an empty edit (a 0.5 s delay, as `ffmpeg -itsoffset` writes) and whose
