@@ -181,7 +181,8 @@ final class ReframeEditListTests: XCTestCase {
     /// presented edit skips the first 39 frames and ends 18 frames before the last (a cut and the person at the
     /// left come after it): written by ffmpeg, then the presented edit narrowed in place. The plan sees the 51
     /// frames between; its times start at the delay, as ffprobe's do; the output has all 108 frames and the same
-    /// edit list, so it shows the same frames at the same times.
+    /// edit list, so it shows the same frames at the same times. Run decoding twice (`--frame-memory 0`), where
+    /// the encoding pass decodes the hidden frames again rather than taking the ones the analysis kept.
     func testAnEmptyEditDelaysAndFramesAfterTheEditListsEndAreHiddenToo() throws {
         let folder = TemporaryFolder()
         let scene = Self.scene(tail: true)
@@ -215,7 +216,8 @@ final class ReframeEditListTests: XCTestCase {
         XCTAssertGreaterThan(hiddenAfter, 0)
 
         let output = folder.path("out.mov")
-        let (_, planned) = try reframe(source, scene: scene, shown: shown.times, into: folder)
+        // Decoded twice here (the analysis decodes the referenced frames only, the encoding pass every frame again).
+        let (_, planned) = try reframe(source, scene: scene, shown: shown.times, into: folder, options: ["--frame-memory", "0"])
         // The last hidden frame is cropped where the last shown frame is.
         let x = try XCTUnwrap(planned.xs.last)
         let reference = folder.path("reference.png"), ours = folder.path("ours.png")
