@@ -48,9 +48,17 @@ final class RetainedFrames: @unchecked Sendable {
 extension Reframer {
     /// What the first pass learnt: frame times, picture differences and cuts, detections, colour.
     struct Analysis {
-        /// Presentation time (seconds) of every frame, analysed or not.
+        /// Movie time (seconds: when a player shows it) of every frame the edit list shows, analysed or not. The
+        /// plan, the preview and the plan file number the shown frames only (`shown`): frame indices below are
+        /// positions among them.
         var frameTimes: [Double] = []
-        /// Presentation indices of the frames the analysis decoded, and each one's picture difference
+        /// Presentation time (seconds, media time) of every frame, shown or hidden: what the encoder encodes.
+        var mediaFrameTimes: [Double] = []
+        /// Which frames the edit list shows (all of them without one).
+        var shown = ShownFrames(presentationTimes: [], timescale: 1)
+        /// Why the edit list could not be followed (every frame then counts as shown), if it could not.
+        var editListNote: String?
+        /// Shown frames the analysis decoded, and each one's picture difference
         /// from the analysed frame before it.
         var analysedFrames: [Int] = []
         var differences: [Double] = []
@@ -115,7 +123,47 @@ extension Reframer {
 
     /// Every frame's presentation time from the sample table, when they are all distinct.
     static func timeline(of video: Track) -> PresentationTimeline? {
-        PresentationTimeline(presentationTimes: video.sampleTable.samples.map { Int64($0.decodeTime) + $0.compositionOffset })
+        PresentationTimeline(presentationTimes: presentationTimes(of: video))
+    }
+
+    static func presentationTimes(of video: Track) -> [Int64] {
+        video.sampleTable.samples.map { Int64($0.decodeTime) + $0.compositionOffset }
+    }
+
+    /// Which frames the track's edit list shows, and when (`ShownFrames`): empty edits delay, a presented edit
+    /// shows its media range. An edit list a plan cannot follow (a rate other than 1, edits going back in the
+    /// media) counts every frame as shown, with a note saying why.
+    static func shownFrames(of video: Track) -> (frames: ShownFrames, note: String?) {
+        let times = presentationTimes(of: video)
+        let timescale = Int64(max(video.mediaHeader.timescale, 1))
+        let everyFrame = ShownFrames(presentationTimes: times, timescale: timescale)
+        guard let entries = video.editList?.entries, !entries.isEmpty else { return (everyFrame, nil) }
+        func unusable(_ why: String) -> (frames: ShownFrames, note: String?) {
+            (everyFrame, "the video's edit list is not followed (\(why)): every frame is planned as shown, at its media time")
+        }
+        guard video.movieTimescaleKnown, video.movieTimescale > 0 else { return unusable("the movie has no time scale") }
+        let movieScale = Double(video.movieTimescale)
+        var edits: [ShownFrames.Edit] = []
+        var movieStart = 0.0
+        for (index, entry) in entries.enumerated() {
+            let seconds = Double(entry.segmentDuration) / movieScale
+            defer { movieStart += seconds }
+            if entry.mediaTime == -1 { continue }  // an empty edit: a delay
+            guard entry.mediaTime >= 0, entry.rateInteger == 1, entry.rateFraction == 0 else {
+                return unusable("edit \(index + 1) plays at rate \(entry.rateInteger).\(entry.rateFraction) from \(entry.mediaTime)")
+            }
+            // A zero duration on the last edit means "the rest of the media" in some writers (as EditTimeline reads it).
+            // The end rounds up: a frame that starts before the edit's end is shown.
+            let open = entry.segmentDuration == 0 && index == entries.count - 1
+            let mediaDuration = (seconds * Double(timescale)).rounded(.up)
+            edits.append(ShownFrames.Edit(mediaStart: entry.mediaTime,
+                                          mediaDuration: open || mediaDuration >= 0x1p62 ? nil : Int64(mediaDuration),
+                                          movieStart: movieStart))
+        }
+        guard let frames = ShownFrames(presentationTimes: times, timescale: timescale, edits: edits) else {
+            return unusable("its edits go back in the media")
+        }
+        return (frames, nil)
     }
 
     /// Whether every decoded frame of `video` fits in `budget` bytes (4:2:0; two bytes a sample for HEVC,
@@ -156,10 +204,12 @@ extension Reframer {
                         progress: (Int, Double) -> Void) throws -> Analysis {
         var analysis = Analysis()
         analysis.timeline = timeline
+        (analysis.shown, analysis.editListNote) = shownFrames(of: video)
+        let shown = analysis.shown
         let codecID = try DecoderConfiguration.make(for: video).codecID
         let retained = keep ? RetainedFrames(arena: RetainedFrames.arena(for: video, orientation: orientation, codecID: codecID)) : nil
         let preview = options.previewOutput == nil ? nil
-            : PreviewCapture(tiles: ContactSheet.tiles, frameCount: timeline?.count ?? video.sampleTable.sampleCount, orientation: orientation)
+            : PreviewCapture(tiles: ContactSheet.tiles, frameCount: shown.shown.count, orientation: orientation)
         let timescale = Double(max(video.mediaHeader.timescale, 1))
         let frameRate = video.video?.frameRate ?? 30
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
@@ -181,17 +231,24 @@ extension Reframer {
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
         defer { detections.abandon() }  // after finish() this changes nothing
+        /// The last frame decoded (presentation order, shown or hidden).
+        var lastFrame = -1
         try decode(movie, video, fastAnalysis: !decodeEverything, skipUnreferenced: referencedOnly, analysing: true,
                    pictureArena: retained?.arena) { frame, time in
-            let index: Int
+            let frameNumber: Int
             if let timeline {
-                guard let found = timeline.index(of: time), found > (analysis.analysedFrames.last ?? -1) else { throw TimelineMismatch() }
-                index = found
+                guard let found = timeline.index(of: time), found > lastFrame else { throw TimelineMismatch() }
+                frameNumber = found
             } else {
-                index = decodedFrames
-                analysis.frameTimes.append(Double(time) / timescale)
+                frameNumber = decodedFrames
+                analysis.mediaFrameTimes.append(Double(time) / timescale)
             }
+            lastFrame = frameNumber
             decodedFrames += 1
+            // A frame the edit list hides is kept for the encoder and otherwise not looked at. Shown frames are
+            // numbered among themselves from here on.
+            let position = shown.position(ofFrame: frameNumber)
+            if timeline == nil, let position { analysis.frameTimes.append(shown.times[position]) }
             if scaler == nil {
                 analysis.pixelFormat = frame.pointee.format
                 guard FrameOperations.bytesPerSample(frame.pointee.format) != nil else {
@@ -223,9 +280,10 @@ extension Reframer {
             }
             guard frame.pointee.format == analysis.pixelFormat, Int(frame.pointee.width) == orientation.storedWidth,
                   Int(frame.pointee.height) == orientation.storedHeight, let scaler, schedule != nil else {
-                throw KeepTrackError.unsupported("the video changes size or pixel format at frame \(index + 1); reframe needs one format throughout")
+                throw KeepTrackError.unsupported("the video changes size or pixel format at frame \(frameNumber + 1); reframe needs one format throughout")
             }
-            try retained?.append(index: index, time: time, frame: frame)
+            try retained?.append(index: frameNumber, time: time, frame: frame)
+            guard let index = position else { return }
             let bitDepth = analysis.pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue ? 10 : 8
             let (histogram, current) = FrameOperations.histogramAndThumbnail(frame, bitDepth: bitDepth)
             let difference = previousHistogram.map {
@@ -289,10 +347,13 @@ extension Reframer {
                 detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people,
                                   regions: decision == .detectRegions ? regions : nil)
             }
-            if decodedFrames % 10 == 0 { progress(index + 1, Date().timeIntervalSince(started)) }
+            if decodedFrames % 10 == 0 { progress(frameNumber + 1, Date().timeIntervalSince(started)) }
         }
         let finished = try detections.finish()
-        if let timeline { analysis.frameTimes = timeline.times.map { Double($0) / timescale } }
+        if let timeline {
+            analysis.mediaFrameTimes = timeline.times.map { Double($0) / timescale }
+            analysis.frameTimes = shown.times
+        }
         analysis.samples = finished.samples
         analysis.detectionSeconds = finished.seconds
         analysis.detectionLooks.aroundFacesLost = finished.regionsLost

@@ -40,9 +40,11 @@ struct ContactSheet {
     static let margin = 8, gap = 4, labelHeight = 14, plotHeight = 180, widestSheet = 1400, bandHeight = 10
 
     /// Where one frame is in the sheet: its source picture at (`x`, `y`), `width`×`height` pixels for the
-    /// whole display picture, and the output frame beside it at `outputX`.
+    /// whole display picture, and the output frame beside it at `outputX`. `frame` numbers the shown frames
+    /// (as the plan file does) and `time` is when a player shows it (movie time, seconds).
     struct Tile: Equatable {
         var frame: Int
+        var time: Double
         var x: Int, y: Int, width: Int, height: Int
         var outputX: Int, outputWidth: Int, outputHeight: Int
     }
@@ -112,7 +114,8 @@ struct ContactSheet {
             guard let picture = pictures[frame] else { continue }
             let x = Self.margin + (position % columns) * (tileWidth + Self.margin)
             let y = Self.margin + (position / columns) * rowHeight + Self.labelHeight
-            let tile = Tile(frame: frame, x: x, y: y, width: pictureWidth, height: pictureHeight,
+            let time = frameTimes.indices.contains(frame) ? frameTimes[frame] : 0
+            let tile = Tile(frame: frame, time: time, x: x, y: y, width: pictureWidth, height: pictureHeight,
                             outputX: x + pictureWidth + Self.gap, outputWidth: outputWidth, outputHeight: outputHeight)
             let shot = path.shots.first(where: { $0.contains(frame) }) ?? frame..<(frame + 1)
             let detections = Self.sample(near: frame, in: shot, samples: samples, frameTimes: frameTimes)
@@ -126,7 +129,6 @@ struct ContactSheet {
             case .follow: shown = .crop(path.rect(frame: frame))
             }
             try drawTile(tile, picture: picture, shown: shown, detections: detections, subject: subjectFace, scaleX: scaleX, scaleY: scaleY)
-            let time = frameTimes.indices.contains(frame) ? frameTimes[frame] - (frameTimes.first ?? 0) : 0
             Self.write(String(format: "%d  %.2fs", frame, time), into: &image, x: x, y: y - Self.labelHeight + 2)
             tiles.append(tile)
         }
@@ -295,7 +297,8 @@ struct ContactSheet {
         .object([
             ("width", .int(Int64(image.width))), ("height", .int(Int64(image.height))),
             ("frames", .array(tiles.map { tile in
-                .object([("frame", .int(Int64(tile.frame))), ("x", .int(Int64(tile.x))), ("y", .int(Int64(tile.y))),
+                .object([("frame", .int(Int64(tile.frame))), ("time", .double((tile.time * 1_000_000).rounded() / 1_000_000)),
+                         ("x", .int(Int64(tile.x))), ("y", .int(Int64(tile.y))),
                          ("width", .int(Int64(tile.width))), ("height", .int(Int64(tile.height))),
                          ("outputX", .int(Int64(tile.outputX))), ("outputWidth", .int(Int64(tile.outputWidth))),
                          ("outputHeight", .int(Int64(tile.outputHeight)))])

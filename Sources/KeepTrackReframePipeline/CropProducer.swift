@@ -6,10 +6,13 @@ import KeepTrackFraming
 /// Decodes the video (or takes the frames the analysis kept) and crops every frame at the planned position,
 /// handing the frames to the encoder.
 /// Where the analysis found a cut between two frames it analysed, the frames it skipped are looked at here
-/// and the cut moved back to the first one that belongs to the new shot.
+/// and the cut moved back to the first one that belongs to the new shot. Frames the edit list hides are
+/// encoded too (the output keeps the edit list), cropped like the shown frame nearest them (`ShownFrames.standIn`).
 final class CropProducer: @unchecked Sendable {
     let movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff
     let timeline: PresentationTimeline?
+    /// Which frames are shown: the path has one entry per shown frame.
+    let shown: ShownFrames
     let uncertainCuts: [UncertainCut]
     let retained: RetainedFrames?
     /// Renders the frames of `fit` shots (nil when every shot follows).
@@ -22,8 +25,9 @@ final class CropProducer: @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
 
     init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
-         timeline: PresentationTimeline?, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil, fitter: FitRenderer? = nil,
-         splitter: SplitRenderer? = nil) {
+         timeline: PresentationTimeline?, shown: ShownFrames, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil,
+         fitter: FitRenderer? = nil, splitter: SplitRenderer? = nil) {
+        self.shown = shown
         self.retained = retained
         self.fitter = fitter
         self.splitter = splitter
@@ -50,26 +54,28 @@ final class CropProducer: @unchecked Sendable {
             // a frame at a time the table does not list next (a damaged table) is counted instead.
             var frameIndex = nextIndex
             if let found = timeline?.index(of: time), found >= nextIndex { frameIndex = found }
-            guard frameIndex < path.offsets.count else {
-                throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(path.offsets.count))")
+            guard frameIndex < shown.frameCount else {
+                throw KeepTrackError.io("the encoding pass produced more frames than the analysis (\(shown.frameCount))")
             }
-            var shown = frameIndex  // the frame whose crop and layout this one takes
-            while let cut = pendingCuts.first, cut.firstAfter <= frameIndex { pendingCuts.removeFirst() }
-            if let cut = pendingCuts.first, cut.skipped.contains(frameIndex) {
+            // The shown frame whose crop and layout this one takes: itself, or for a hidden frame the nearest shown one.
+            var planned = shown.standIn(forFrame: frameIndex)
+            let isShown = shown.position(ofFrame: frameIndex) != nil
+            while let cut = pendingCuts.first, cut.firstAfter <= planned { pendingCuts.removeFirst() }
+            if isShown, let cut = pendingCuts.first, cut.skipped.contains(planned) {
                 if movedCuts.last?.planned == cut.firstAfter
                     || cut.belongsToNewShot(FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)) {
-                    if movedCuts.last?.planned != cut.firstAfter { movedCuts.append((cut.firstAfter, frameIndex)) }
-                    shown = cut.firstAfter
+                    if movedCuts.last?.planned != cut.firstAfter { movedCuts.append((cut.firstAfter, planned)) }
+                    planned = cut.firstAfter
                 }
             }
             let prepared: UnsafeMutablePointer<AVFrame>
-            let layout = path.layout(frame: shown)
+            let layout = path.layout(frame: planned)
             if let fitter, layout == .fit {
                 prepared = try fitter.prepare(frame, time: time)
-            } else if let splitter, layout == .split, let windows = path.split(frame: shown) {
+            } else if let splitter, layout == .split, let windows = path.split(frame: planned) {
                 prepared = try splitter.prepare(frame, windows: windows, time: time)
             } else {
-                let rect = path.rect(frame: shown)
+                let rect = path.rect(frame: planned)
                 prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
             }
             guard handoff.put(prepared) else { throw Stopped() }

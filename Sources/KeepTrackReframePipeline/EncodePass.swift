@@ -40,8 +40,9 @@ extension Reframer {
         let crf = options.crf ?? (codec == .h264 ? 20 : 22)
         let preset = options.preset ?? "medium"
         let timescale = Int32(clamping: Int(video.mediaHeader.timescale))
-        let span = (analysis.frameTimes.last ?? 0) - (analysis.frameTimes.first ?? 0)
-        let averageRate = analysis.frameTimes.count > 1 && span > 0 ? Double(analysis.frameTimes.count - 1) / span : 30
+        let times = analysis.mediaFrameTimes  // every frame is encoded, hidden ones too
+        let span = (times.last ?? 0) - (times.first ?? 0)
+        let averageRate = times.count > 1 && span > 0 ? Double(times.count - 1) / span : 30
         let rational = av_d2q(averageRate, 100_000)
         var settings = VideoEncoder.Settings(codec: codec, width: outputSize.width, height: outputSize.height, pixelFormat: outputFormat,
                                              timeBase: timescale, frameRate: .init(numerator: rational.num, denominator: rational.den), crf: crf,
@@ -84,7 +85,7 @@ extension Reframer {
                                 sourceFormat: cropper.sourceFormat, outputFormat: cropper.outputFormat)
             : nil
         let producer = CropProducer(movie: movie, video: video, path: path, cropper: cropper, handoff: handoff,
-                                    timeline: analysis.timeline, uncertainCuts: uncertainCuts, retained: analysis.retained, fitter: fitter,
+                                    timeline: analysis.timeline, shown: analysis.shown, uncertainCuts: uncertainCuts, retained: analysis.retained, fitter: fitter,
                                     splitter: splitter)
         let thread = Thread { producer.run() }
         thread.stackSize = 8 << 20
@@ -96,7 +97,7 @@ extension Reframer {
                 try encoder.encode(prepared, body: collect)
                 frameIndex += 1
                 if frameIndex % 5 == 0 {
-                    progress(ReframeProgress(phase: .encoding, frames: frameIndex, totalFrames: path.offsets.count,
+                    progress(ReframeProgress(phase: .encoding, frames: frameIndex, totalFrames: analysis.mediaFrameTimes.count,
                                              seconds: Date().timeIntervalSince(encodeStarted)))
                 }
             }

@@ -46,7 +46,8 @@ extension PlanFile {
     /// a plan that does not fit is refused (65) with the field that is wrong. Odd positions are rounded
     /// down to even (4:2:0 chroma).
     /// Frames of split shots need `top` and `bottom` windows of `splitWindow`'s size (the plan's `split`).
-    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: PixelSize, frameCount: Int,
+    /// `frameCount` counts the frames the edit list shows (`hiddenFrames` more are hidden): a plan has one entry per shown frame.
+    static func read(_ file: String, sourceWidth: Int, sourceHeight: Int, crop: PixelSize, frameCount: Int, hiddenFrames: Int = 0,
                      splitWindow: SplitSize) throws -> CropPath {
         func bad(_ reason: String) -> KeepTrackError { .unsupported("the plan \(file) does not fit this movie: \(reason)") }
         guard FileManager.default.fileExists(atPath: file) else { throw KeepTrackError.missingInput("\(file): no such plan file") }
@@ -76,7 +77,9 @@ extension PlanFile {
             throw bad("\"axis\" is not \"horizontal\" or \"vertical\"")
         }
         guard let frames = root["frames"] as? [Any] else { throw bad("\"frames\" is not an array") }
-        guard frames.count == frameCount else { throw bad("it has \(frames.count) frames; the video has \(frameCount)") }
+        guard frames.count == frameCount else {
+            throw bad("it has \(frames.count) frames; the video " + (hiddenFrames > 0 ? "shows \(frameCount) (its edit list hides \(hiddenFrames) more)" : "has \(frameCount)"))
+        }
         let limitX = sourceWidth - crop.width, limitY = sourceHeight - crop.height
         var offsets: [Int] = []
         offsets.reserveCapacity(frames.count)

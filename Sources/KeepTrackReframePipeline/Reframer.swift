@@ -78,7 +78,13 @@ public enum Reframer {
             progress(ReframeProgress(phase: .analysing, frames: frames, totalFrames: totalFrames, seconds: seconds))
         }
         let analysed = Date()
-        guard !analysis.frameTimes.isEmpty else { throw KeepTrackError.unsupported("the video track decoded to no frames") }
+        guard !analysis.mediaFrameTimes.isEmpty else { throw KeepTrackError.unsupported("the video track decoded to no frames") }
+        guard !analysis.frameTimes.isEmpty else { throw KeepTrackError.unsupported("the video track's edit list shows none of its frames") }
+        if let note = analysis.editListNote { summary.notes.append(note) }
+        let hidden = analysis.shown.hiddenCount
+        if hidden > 0, analysis.editListNote == nil {
+            summary.notes.append("the video's edit list hides \(hidden) of its \(analysis.shown.frameCount) frames (decoded but never shown): they take no part in the plan and are encoded with the crop of the nearest shown frame")
+        }
 
         // 2. Plan the camera path.
         let (cuts, uncertainCuts) = analysis.cuts()
@@ -87,7 +93,7 @@ public enum Reframer {
         var path: CropPath
         if let planFile = options.planInput {
             path = try PlanFile.read(planFile, sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
-                                     crop: crop, frameCount: analysis.frameTimes.count,
+                                     crop: crop, frameCount: analysis.frameTimes.count, hiddenFrames: hidden,
                                      splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         } else {
             let planned = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts, layout: options.layout,
@@ -126,19 +132,20 @@ public enum Reframer {
         let encoded = try encodePass(movie: movie, video: video, analysis: analysis, path: &path, uncertainCuts: uncertainCuts,
                                      cropper: cropper, encoder: encoder, into: dataFile, progress: progress)
         let frameIndex = encoded.framesEncoded
+        let frameCount = analysis.mediaFrameTimes.count  // shown and hidden: all are encoded
         if analysis.timeline == nil || frameIndex == 0 {
-            guard frameIndex == path.offsets.count else {
-                throw KeepTrackError.io("the encoding pass produced \(frameIndex) frames, the analysis \(path.offsets.count)")
+            guard frameIndex == frameCount else {
+                throw KeepTrackError.io("the encoding pass produced \(frameIndex) frames, the analysis \(frameCount)")
             }
-        } else if frameIndex < path.offsets.count {
-            summary.notes.append("\(path.offsets.count - frameIndex) of \(path.offsets.count) video frames could not be decoded and are missing from the output")
+        } else if frameIndex < frameCount {
+            summary.notes.append("\(frameCount - frameIndex) of \(frameCount) video frames could not be decoded and are missing from the output")
         }
         let encodedAt = Date()
 
         // 5. Mux: the new video track in the old one's place, every other kept track byte for byte.
         let (written, keptTracks) = try mux(movie: movie, tracks: tracks, codec: choice.codec, extradata: encoder.extradata,
                                             colour: analysis.colour, outputSize: outputSize, samples: encoded.samples,
-                                            frameTimes: analysis.frameTimes, data: dataFile, into: destination)
+                                            frameTimes: analysis.mediaFrameTimes, data: dataFile, into: destination)
         summary.verification = written.verification
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
         try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
