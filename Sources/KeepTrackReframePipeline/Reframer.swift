@@ -56,6 +56,21 @@ public enum Reframer {
         }
     }
 
+    /// The written movie, read back, shows the video frames the source shows: as many (its edit list walked as
+    /// the source's was), and its video lasts until after the last of them starts (`lastShownAt`, movie seconds).
+    /// The sample check (`verification`) cannot see an edit list that hides frames: a fragmented source's
+    /// 0-length edit, copied as it was, once made an output of 0 s that showed none, and an edit a few frames
+    /// short left the last ones out.
+    static func checkShownFrames(written path: String, video id: UInt32, source shownInSource: Int, lastShownAt: Double) throws {
+        let written = try Movie.open(path: path)
+        guard let track = written.track(id: id) else { throw KeepTrackError.io("the written movie has no video track \(id)") }
+        let shown = shownFrames(of: track).frames.shown.count
+        let lasts = Double(track.header.duration) / Double(max(track.movieTimescale, 1))
+        guard shown == shownInSource, lasts > lastShownAt - 0.0005 else {
+            throw KeepTrackError.io("the written movie would show \(shown) video frames for \(lasts) s where the source shows \(shownInSource), the last at \(lastShownAt) s; nothing was written")
+        }
+    }
+
     static func reframe(movie: Movie, tracks: ReframeTracks, orientation: DisplayOrientation, destination: OutputFile?,
                         options: ReframeOptions, summary initial: ReframeSummary, started: Date,
                         progress: (ReframeProgress) -> Void) throws -> ReframeSummary {
@@ -148,6 +163,10 @@ public enum Reframer {
                                             frameTimes: analysis.mediaFrameTimes, data: dataFile, into: destination)
         summary.verification = written.verification
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
+        if frameIndex == frameCount {
+            try checkShownFrames(written: destination.temporaryPath, video: video.id, source: analysis.shown.shown.count,
+                                 lastShownAt: analysis.frameTimes.last ?? 0)
+        }
         try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
         summary.preview = try writePreview(path, analysis: analysis, options: options, input: summary.input)
         let muxed = Date()

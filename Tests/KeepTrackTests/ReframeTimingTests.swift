@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import KeepTrack
+@testable import KeepTrackReframePipeline
 
 /// reframe keeps every frame at the time the source shows it, judged by ffprobe (which frames it decodes
 /// and their times) on movies whose timing is not the ffmpeg default: no edit list with B-frames (the first
@@ -73,5 +74,42 @@ final class ReframeTimingTests: XCTestCase {
         try Data(bytes).write(to: URL(fileURLWithPath: edited))
         // The edit shows the first frame at 0 and runs to the last: ffprobe shows 50 frames from 0.
         try assertReframeKeepsEveryFrameTime(edited, frames: 50, firstTime: "0.000000")
+    }
+
+    /// reframe reads its output back before it keeps it: an output whose video edit shows nothing (what the
+    /// 0-length edit above once gave: tkhd and elst of 0 s) or ends before the last frame is refused, though
+    /// its samples are all there. Made here from a good movie by setting its video edit's length.
+    func testOutputWhoseEditHidesFramesIsRefusedBeforeItIsKept() throws {
+        let folder = TemporaryFolder()
+        let good = folder.path("good.mp4")
+        try Self.makeSource(good, extra: [])
+        let movie = try Movie.open(path: good)
+        let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
+        let shown = Reframer.shownFrames(of: video).frames
+        XCTAssertEqual(shown.shown.count, 50)
+        let last = try XCTUnwrap(shown.times.last)
+        XCTAssertNoThrow(try Reframer.checkShownFrames(written: good, video: video.id, source: 50, lastShownAt: last))
+        for length in [UInt64(0), UInt64(1900)] {  // movie ticks of 1/1000 s: nothing, and the last two frames left out
+            var boxes = try BoxParser.parseFile(try FileByteSource(path: good))
+            let moovIndex = try XCTUnwrap(boxes.firstIndex { $0.type == "moov" })
+            guard case .container(var moov) = boxes[moovIndex].content,
+                  let trakIndex = moov.children.firstIndex(where: { $0.type == "trak" }),
+                  case .container(var trak) = moov.children[trakIndex].content,
+                  let tkhdIndex = trak.children.firstIndex(where: { $0.type == "tkhd" }),
+                  let edtsIndex = trak.children.firstIndex(where: { $0.type == "edts" }),
+                  let elstBox = trak.children[edtsIndex].first("elst") else { return XCTFail("no moov/trak/tkhd/edts/elst") }
+            var elst = try EditListBox(box: elstBox)
+            elst.entries[elst.entries.count - 1].segmentDuration = length
+            var tkhd = try TrackHeaderBox(box: trak.children[tkhdIndex])
+            tkhd.duration = length
+            trak.children[tkhdIndex] = Box(type: "tkhd", bytes: try tkhd.encoded())
+            trak.children[edtsIndex] = Box(type: "edts", children: [Box(type: "elst", bytes: try elst.encoded())])
+            moov.children[trakIndex].content = .container(trak)
+            boxes[moovIndex].content = .container(moov)
+            let source = try FileByteSource(path: good), hiding = folder.path("hiding-\(length).mp4")
+            try Data(try boxes.flatMap { try $0.serialized(source: source) }).write(to: URL(fileURLWithPath: hiding))
+            XCTAssertLessThan(try Self.frameTimes(hiding).count, 50, "ffprobe shows fewer frames")
+            XCTAssertThrowsError(try Reframer.checkShownFrames(written: hiding, video: video.id, source: 50, lastShownAt: last), "edit of \(length)")
+        }
     }
 }
