@@ -38,6 +38,31 @@ cp "$seeds/ff-frag-keyframe.mp4" "$seeds/tagged-atomicparsley-frag.mp4"
 AtomicParsley "$seeds/tagged-atomicparsley-frag.mp4" --title "beach" --overWrite >/dev/null
 ffmpeg -v error -nostdin -y "${in[@]}" -c:v libx265 -x265-params log-level=error -preset ultrafast -tag:v hvc1 -pix_fmt yuv420p \
     -c:a aac -b:a 8k -ac 1 "$seeds/ff-hevc.mov"
+# Spatial (stereo) video's boxes, as Apple's spec lays them out, added to the HEVC seed's sample entry:
+# vexu{eyes{stri, hero, cams{blin}, cmfy{dadj}}, proj{prji}} and hfov (moov follows mdat: no offset moves).
+/usr/bin/python3 - "$seeds/ff-hevc.mov" "$seeds/ff-hevc-stereo.mov" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+box = lambda kind, payload: struct.pack(">I", 8 + len(payload)) + kind + payload
+full = lambda kind, payload: box(kind, b"\0\0\0\0" + payload)
+eyes = box(b"eyes", full(b"stri", b"\x03") + full(b"hero", b"\x01") + box(b"cams", full(b"blin", struct.pack(">I", 19240)))
+           + box(b"cmfy", full(b"dadj", struct.pack(">i", 200))))
+added = box(b"vexu", eyes + box(b"proj", full(b"prji", b"rect"))) + box(b"hfov", struct.pack(">I", 64000))
+# Walk moov/trak/mdia/minf/stbl/stsd/hvc1 (stsd has 8 bytes before its entries, a visual entry 78).
+path, start, end, parents = [b"moov", b"trak", b"mdia", b"minf", b"stbl", b"stsd", b"hvc1"], 0, len(data), []
+for kind in path:
+    offset = start
+    while offset < end and data[offset + 4:offset + 8] != kind:
+        offset += struct.unpack(">I", data[offset:offset + 4])[0]
+    assert offset < end, kind
+    parents.append(offset)
+    size = struct.unpack(">I", data[offset:offset + 4])[0]
+    start, end = offset + 8 + {b"stsd": 8, b"hvc1": 78}.get(kind, 0), offset + size
+data[end:end] = added
+for offset in parents:
+    data[offset:offset + 4] = struct.pack(">I", struct.unpack(">I", data[offset:offset + 4])[0] + len(added))
+open(sys.argv[2], "wb").write(data)
+PY
 # Annex B streams as libx264/libx265 emit them (parameter sets first): the input of the avcC/hvcC
 # builder (VideoParameterSets, FuzzTargets.exerciseParameterSets), the first frame only.
 ffmpeg -v error -nostdin -y -f lavfi -i "testsrc=size=32x32:rate=10:duration=0.1" -frames:v 1 -c:v libx264 -preset medium \
