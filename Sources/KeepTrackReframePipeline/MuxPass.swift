@@ -38,10 +38,14 @@ extension Reframer {
         return (written, kept)
     }
 
-    /// The last frame shows as long as the frame before it (or the track's nominal frame duration).
+    /// The last frame shows as long as the last step between two different frame times (or the track's nominal
+    /// frame duration). Two frames at the same time at the end (ffmpeg's frag_every_frame seed) once gave the
+    /// last frame one tick, and the edit ended before the frames at that time were shown.
     static func lastFrameDuration(video: Track, times: [Double]) -> UInt32 {
         let timescale = Double(max(video.mediaHeader.timescale, 1))
-        if times.count > 1 { return UInt32(max(1, ((times[times.count - 1] - times[times.count - 2]) * timescale).rounded())) }
+        if let step = zip(times.dropFirst(), times).lazy.map({ $0 - $1 }).reversed().first(where: { $0 > 0 }) {
+            return UInt32(clamping: max(1, Int64((step * timescale).rounded())))
+        }
         return UInt32(max(1, (timescale / (video.video?.frameRate ?? 30)).rounded()))
     }
 }

@@ -76,6 +76,22 @@ final class ReframeTimingTests: XCTestCase {
         try assertReframeKeepsEveryFrameTime(edited, frames: 50, firstTime: "0.000000")
     }
 
+    /// ffmpeg's frag_every_frame output (the committed fuzz seed) ends with two frames at the same time. The
+    /// last frame once lasted one tick (the step between the last two times, 0), the edit ended before them and
+    /// ffprobe showed 4 frames of the source's 5; the read-back check then refused the output (74). Now the last
+    /// frame lasts the last step between two different times, and every time the source shows is shown.
+    func testFramesAtTheSameTimeAtTheEndAreShown() throws {
+        let source = try XCTUnwrap(try FuzzRegressionTests.committed("seeds").first { $0.lastPathComponent == "ff-frag-every-frame.mp4" }).path
+        let folder = TemporaryFolder()
+        let output = folder.path("vertical.mp4")
+        let result = runCLI(["reframe", source, output, "--preset", "ultrafast"])
+        XCTAssertEqual(result.code, 0, result.error)
+        let before = try Self.frameTimes(source), after = try Self.frameTimes(output)
+        XCTAssertEqual(before.count, 5)
+        XCTAssertEqual(Set(after), Set(before), "every time the source shows")
+        XCTAssertGreaterThanOrEqual(after.count, before.count)
+    }
+
     /// reframe reads its output back before it keeps it: an output whose video edit shows nothing (what the
     /// 0-length edit above once gave: tkhd and elst of 0 s) or ends before the last frame is refused, though
     /// its samples are all there. Made here from a good movie by setting its video edit's length.
