@@ -124,7 +124,9 @@ public struct EncodedVideoTrack {
         stbl.append(Box(type: "stco", bytes: try ChunkOffsetBox().encoded()))
 
         // The presented range: what the source's edit list presented, in the new decode-time base.
-        let movieScale = UInt64(max(source.movieTimescale, 1)), mediaScale = UInt64(max(source.mediaHeader.timescale, 1))
+        let movieScale = max(source.movieTimescale, 1), mediaScale = max(source.mediaHeader.timescale, 1)
+        // Saturating (TimeScale): times from a hostile file must not trap.
+        func toMovie(_ media: UInt64) -> UInt64 { TimeScale.convert(media, from: mediaScale, to: movieScale, rounding: .down) }
         let firstPresented = samples.map(\.presentationTime).min() ?? 0
         var edits = EditListBox()
         // A fragmented source's edits as its progressive copy has them (on a timeline from its first decode
@@ -135,7 +137,7 @@ public struct EncodedVideoTrack {
         if !sourceEdits.isEmpty {
             edits.entries = sourceEdits
             for index in edits.entries.indices where edits.entries[index].mediaTime >= 0 {
-                edits.entries[index].mediaTime += sourceEditsStart - firstDecode
+                edits.entries[index].mediaTime &+= sourceEditsStart &- firstDecode
             }
         } else {
             // No edit list: the source presents each frame at its composition time (the media timeline is the
@@ -148,19 +150,22 @@ public struct EncodedVideoTrack {
             if firstPresented > 0 {
                 var wait = EditListBox.Entry()
                 wait.mediaTime = -1
-                wait.segmentDuration = UInt64(firstPresented) * movieScale / mediaScale
+                wait.segmentDuration = toMovie(UInt64(firstPresented))
                 edits.entries.append(wait)
-                editStart = Int64(wait.segmentDuration * mediaScale / movieScale)
+                editStart = min(firstPresented, Int64(clamping: TimeScale.convert(wait.segmentDuration, from: movieScale, to: mediaScale, rounding: .down)))
             }
             var entry = EditListBox.Entry()
-            entry.mediaTime = editStart - firstDecode
+            entry.mediaTime = editStart &- firstDecode
             let lastPresented = samples.map(\.presentationTime).max() ?? firstPresented
-            let presentedDuration = UInt64(max(0, lastPresented + Int64(lastSampleDuration) - editStart))
-            entry.segmentDuration = presentedDuration * movieScale / mediaScale
+            let presentedDuration = UInt64(max(0, lastPresented &+ Int64(lastSampleDuration) &- editStart))
+            entry.segmentDuration = toMovie(presentedDuration)
             edits.entries.append(entry)
         }
-        edits.header.version = edits.entries.contains { $0.segmentDuration > UInt64(UInt32.max) || abs($0.mediaTime) > Int64(Int32.max) } ? 1 : 0
-        let trackDuration = edits.entries.reduce(UInt64(0)) { $0 + $1.segmentDuration }
+        edits.header.version = edits.entries.contains { $0.segmentDuration > UInt64(UInt32.max) || !(Int64(Int32.min)...Int64(Int32.max)).contains($0.mediaTime) } ? 1 : 0
+        let trackDuration = edits.entries.reduce(UInt64(0)) { total, entry in
+            let (sum, overflow) = total.addingReportingOverflow(entry.segmentDuration)
+            return overflow ? .max : sum
+        }
 
         var header = source.header
         header.matrix = TrackHeaderBox.identityMatrix

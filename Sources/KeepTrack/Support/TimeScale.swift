@@ -1,10 +1,10 @@
 /// Times moved between time scales (media ↔ movie) in 128-bit intermediate arithmetic. A result
 /// beyond 64 bits (a lying duration moved to a finer scale) saturates at all ones, the
 /// "unknown" duration, instead of trapping: fuzzed and hostile files reach here.
-enum TimeScale {
-    enum Rounding { case down, up, nearest }
+public enum TimeScale {
+    public enum Rounding: Sendable { case down, up, nearest }
 
-    static func convert(_ value: UInt64, from: UInt32, to: UInt32, rounding: Rounding) -> UInt64 {
+    public static func convert(_ value: UInt64, from: UInt32, to: UInt32, rounding: Rounding) -> UInt64 {
         guard from > 0, from != to else { return value }
         let product = value.multipliedFullWidth(by: UInt64(to))
         guard product.high < UInt64(from) else { return .max }
