@@ -76,6 +76,46 @@ final class ReframeTimingTests: XCTestCase {
         try assertReframeKeepsEveryFrameTime(edited, frames: 50, firstTime: "0.000000")
     }
 
+    /// A fragmented movie without an edit list whose first fragment starts 1 s in (`tfdt`), with B-frames: its
+    /// frames show from 1.08 s. The progressive copy's edit (DefragmentedTiming, shared by remux and reframe) ran
+    /// the media duration from the first decode time, so remux showed 48 of 50 frames and reframe's read-back
+    /// refused its output (74). Now every frame is shown. Not yet: ffmpeg shows the copy's first frame where the
+    /// empty edit ends (1.00 s, 80 ms early); the edit would have to start at the first composition time, as
+    /// EncodedVideoTrack's does for a progressive source. Made from ffmpeg's output by moving every tfdt 12,800 on.
+    func testFragmentedMovieStartingLaterKeepsEveryFrameThroughRemuxAndReframe() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.path("plain.mp4"), later = folder.path("later.mp4")
+        let made = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx264", "-bf", "2",
+                    "-g", "10", "-pix_fmt", "yuv420p", "-movflags", "frag_keyframe+empty_moov", plain]
+        guard runTool("ffmpeg", made)?.code == 0 else { throw unavailable("ffmpeg with libx264 is not installed") }
+        var boxes = try BoxParser.parseFile(try FileByteSource(path: plain))
+        for index in boxes.indices where boxes[index].type == "moof" {
+            guard case .container(var moof) = boxes[index].content else { continue }
+            for trafIndex in moof.children.indices where moof.children[trafIndex].type == "traf" {
+                guard case .container(var traf) = moof.children[trafIndex].content,
+                      let tfdtIndex = traf.children.firstIndex(where: { $0.type == "tfdt" }) else { continue }
+                var tfdt = try TrackFragmentDecodeTimeBox(box: traf.children[tfdtIndex])
+                tfdt.baseMediaDecodeTime += 12800
+                traf.children[tfdtIndex] = Box(type: "tfdt", bytes: try tfdt.encoded())
+                moof.children[trafIndex].content = .container(traf)
+            }
+            boxes[index].content = .container(moof)
+        }
+        let source = try FileByteSource(path: plain)
+        try Data(try boxes.flatMap { try $0.serialized(source: source) }).write(to: URL(fileURLWithPath: later))
+        let expected = try Self.frameTimes(later)
+        XCTAssertEqual(expected.count, 50)
+        XCTAssertEqual(expected.first, "1.080000")
+        let copy = folder.path("copy.mp4")
+        let remux = runCLI(["remux", later, copy])
+        XCTAssertEqual(remux.code, 0, remux.error)
+        XCTAssertEqual(try Self.frameTimes(copy).count, 50, "remux: every frame shown")
+        let output = folder.path("vertical.mp4")
+        let reframe = runCLI(["reframe", later, output, "--preset", "ultrafast"])
+        XCTAssertEqual(reframe.code, 0, reframe.error)
+        XCTAssertEqual(try Self.frameTimes(output).count, 50, "reframe: every frame shown")
+    }
+
     /// ffmpeg's frag_every_frame output (the committed fuzz seed) ends with two frames at the same time. The
     /// last frame once lasted one tick (the step between the last two times, 0), the edit ended before them and
     /// ffprobe showed 4 frames of the source's 5; the read-back check then refused the output (74). Now the last

@@ -561,11 +561,13 @@ public struct DefragmentedTiming: Sendable, Equatable {
                 edits.append(entry)
             }
         } else if start > 0 {
+            // No edit list: each sample shows at its composition time, so the edit runs to the end of the last
+            // one shown (the media duration fell short by the composition offset: B-frames lost the last frames).
             var empty = EditListBox.Entry()
             empty.mediaTime = -1
             empty.segmentDuration = toMovie(start)
             var whole = EditListBox.Entry()
-            whole.segmentDuration = toMovie(mediaDuration)
+            whole.segmentDuration = toMovie(max(presentationEnd, mediaDuration))
             edits = [empty, whole]
         }
         self.edits = edits.isEmpty ? nil : edits
