@@ -1,7 +1,7 @@
 import XCTest
 @testable import KeepTrack
 
-/// `SampleTable.compositionEnd` walks runs, not samples; it must say what a walk over every sample
+/// `SampleTable.compositionEnd` and `compositionStart` walk runs, not samples; they must say what a walk over every sample
 /// (the sample iterator, as it was computed before) says, on tables of every shape: runs of 0 samples,
 /// tables shorter or longer than the sample count, signed and huge offsets, decode times that wrap.
 final class CompositionEndTests: XCTestCase {
@@ -19,6 +19,12 @@ final class CompositionEndTests: XCTestCase {
             end = max(end, Int64(bitPattern: previous.decodeTime) &+ previous.compositionOffset &+ lastDelta)
         }
         return UInt64(max(end, 0))
+    }
+
+    /// The earliest composition time, sample by sample (what `compositionStart` must say).
+    static func startSampleBySample(_ table: SampleTable) -> UInt64 {
+        let start = table.samples.map { Int64(bitPattern: $0.decodeTime) &+ $0.compositionOffset }.min() ?? 0
+        return UInt64(max(start, 0))
     }
 
     func testRunWalkAgreesWithTheSampleWalk() {
@@ -44,6 +50,7 @@ final class CompositionEndTests: XCTestCase {
             table.firstDecodeTime = starts[Int(next(UInt64(starts.count)))]
             let expected = Self.endSampleBySample(table)
             XCTAssertEqual(table.compositionEnd, expected, "stts \(timeToSample) ctts \(compositionOffsets) start \(table.firstDecodeTime) samples \(samples)")
+            XCTAssertEqual(table.compositionStart, Self.startSampleBySample(table), "start: stts \(timeToSample) ctts \(compositionOffsets) start \(table.firstDecodeTime) samples \(samples)")
             if table.firstDecodeTime > UInt64(Int64.max) - 10_000 { wrapped += 1 }
         }
         XCTAssertGreaterThan(wrapped, 1_000)  // the wrapping cases were exercised
@@ -56,6 +63,7 @@ final class CompositionEndTests: XCTestCase {
             guard let movie = try? Movie.open(path: seed.path) else { continue }
             for track in movie.tracks where track.sampleTable.sampleCount > 0 {
                 XCTAssertEqual(track.sampleTable.compositionEnd, Self.endSampleBySample(track.sampleTable), seed.lastPathComponent)
+                XCTAssertEqual(track.sampleTable.compositionStart, Self.startSampleBySample(track.sampleTable), seed.lastPathComponent)
                 checked += 1
             }
         }

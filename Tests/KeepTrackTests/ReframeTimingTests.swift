@@ -76,44 +76,68 @@ final class ReframeTimingTests: XCTestCase {
         try assertReframeKeepsEveryFrameTime(edited, frames: 50, firstTime: "0.000000")
     }
 
+    /// ffmpeg's fragmented output (25 fps, two B-frames, `default_base_moof`: moov may grow) with every `tfdt`
+    /// moved 12,800 (1 s) on; `editFromZero`: with an edit list that starts at media time 0, to the end.
+    static func makeFragmentedStartingLater(_ path: String, in folder: TemporaryFolder, editFromZero: Bool) throws {
+        let plain = folder.path("plain.mp4")
+        let made = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx264", "-bf", "2",
+                    "-g", "10", "-pix_fmt", "yuv420p", "-movflags", "frag_keyframe+empty_moov+default_base_moof", plain]
+        guard runTool("ffmpeg", made)?.code == 0 else { throw unavailable("ffmpeg with libx264 is not installed") }
+        var boxes = try BoxParser.parseFile(try FileByteSource(path: plain))
+        for index in boxes.indices {
+            if boxes[index].type == "moof" {
+                try boxes[index].modifyChildren { trafs in
+                    for t in trafs.indices where trafs[t].type == "traf" {
+                        try trafs[t].modifyChildren { children in
+                            for c in children.indices where children[c].type == "tfdt" {
+                                var tfdt = try TrackFragmentDecodeTimeBox(box: children[c])
+                                tfdt.baseMediaDecodeTime += 12800
+                                children[c] = Box(type: "tfdt", bytes: try tfdt.encoded())
+                            }
+                        }
+                    }
+                }
+            }
+            if boxes[index].type == "moov", editFromZero {
+                try boxes[index].modifyChildren { moov in
+                    for t in moov.indices where moov[t].type == "trak" {
+                        var elst = EditListBox()
+                        elst.entries = [EditListBox.Entry()]  // media time 0, length 0: to the end
+                        let edts = Box(type: "edts", children: [Box(type: "elst", bytes: try elst.encoded())])
+                        moov[t].modifyChildren { trak in trak.insert(edts, at: (trak.firstIndex { $0.type == "tkhd" } ?? -1) + 1) }
+                    }
+                }
+            }
+        }
+        let source = try FileByteSource(path: plain)
+        try Data(try boxes.flatMap { try $0.serialized(source: source) }).write(to: URL(fileURLWithPath: path))
+    }
+
     /// A fragmented movie without an edit list whose first fragment starts 1 s in (`tfdt`), with B-frames: its
     /// frames show from 1.08 s. The progressive copy's edit (DefragmentedTiming, shared by remux and reframe) ran
     /// the media duration from the first decode time, so remux showed 48 of 50 frames and reframe's read-back
-    /// refused its output (74). Now every frame is shown. Not yet: ffmpeg shows the copy's first frame where the
-    /// empty edit ends (1.00 s, 80 ms early); the edit would have to start at the first composition time, as
-    /// EncodedVideoTrack's does for a progressive source. Made from ffmpeg's output by moving every tfdt 12,800 on.
+    /// refused its output (74). Then ffmpeg showed the copies' first frame where the empty edit ended (1.00 s,
+    /// and every later frame 80 ms early, against the audio): the wait now lasts until the first composition time, so
+    /// every frame is shown at the source's time. Made from ffmpeg's output by moving every tfdt 12,800 on.
+    /// The same with an edit list that starts at media time 0, before the first sample, to the end of the
+    /// fragments: by the edit, too, the first frame shows at 1.08 s; the copies' empty edit ended at the first
+    /// decode time, and ffmpeg showed every frame 80 ms early.
     func testFragmentedMovieStartingLaterKeepsEveryFrameThroughRemuxAndReframe() throws {
-        let folder = TemporaryFolder()
-        let plain = folder.path("plain.mp4"), later = folder.path("later.mp4")
-        let made = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-c:v", "libx264", "-bf", "2",
-                    "-g", "10", "-pix_fmt", "yuv420p", "-movflags", "frag_keyframe+empty_moov", plain]
-        guard runTool("ffmpeg", made)?.code == 0 else { throw unavailable("ffmpeg with libx264 is not installed") }
-        var boxes = try BoxParser.parseFile(try FileByteSource(path: plain))
-        for index in boxes.indices where boxes[index].type == "moof" {
-            guard case .container(var moof) = boxes[index].content else { continue }
-            for trafIndex in moof.children.indices where moof.children[trafIndex].type == "traf" {
-                guard case .container(var traf) = moof.children[trafIndex].content,
-                      let tfdtIndex = traf.children.firstIndex(where: { $0.type == "tfdt" }) else { continue }
-                var tfdt = try TrackFragmentDecodeTimeBox(box: traf.children[tfdtIndex])
-                tfdt.baseMediaDecodeTime += 12800
-                traf.children[tfdtIndex] = Box(type: "tfdt", bytes: try tfdt.encoded())
-                moof.children[trafIndex].content = .container(traf)
-            }
-            boxes[index].content = .container(moof)
+        let expected = (0..<50).map { String(format: "%.6f", 1.08 + Double($0) * 0.04) }
+        for editFromZero in [false, true] {
+            let folder = TemporaryFolder()
+            let later = folder.path("later.mp4")
+            try Self.makeFragmentedStartingLater(later, in: folder, editFromZero: editFromZero)
+            XCTAssertEqual(try Self.frameTimes(later), expected, "ffprobe's account of the source, edit list \(editFromZero)")
+            let copy = folder.path("copy.mp4")
+            let remux = runCLI(["remux", later, copy])
+            XCTAssertEqual(remux.code, 0, remux.error)
+            XCTAssertEqual(try Self.frameTimes(copy), expected, "remux: every frame shown, at its time; edit list \(editFromZero)")
+            let output = folder.path("vertical.mp4")
+            let reframe = runCLI(["reframe", later, output, "--preset", "ultrafast"])
+            XCTAssertEqual(reframe.code, 0, reframe.error)
+            XCTAssertEqual(try Self.frameTimes(output), expected, "reframe: every frame shown, at its time; edit list \(editFromZero)")
         }
-        let source = try FileByteSource(path: plain)
-        try Data(try boxes.flatMap { try $0.serialized(source: source) }).write(to: URL(fileURLWithPath: later))
-        let expected = try Self.frameTimes(later)
-        XCTAssertEqual(expected.count, 50)
-        XCTAssertEqual(expected.first, "1.080000")
-        let copy = folder.path("copy.mp4")
-        let remux = runCLI(["remux", later, copy])
-        XCTAssertEqual(remux.code, 0, remux.error)
-        XCTAssertEqual(try Self.frameTimes(copy).count, 50, "remux: every frame shown")
-        let output = folder.path("vertical.mp4")
-        let reframe = runCLI(["reframe", later, output, "--preset", "ultrafast"])
-        XCTAssertEqual(reframe.code, 0, reframe.error)
-        XCTAssertEqual(try Self.frameTimes(output).count, 50, "reframe: every frame shown")
     }
 
     /// ffmpeg's frag_every_frame output (the committed fuzz seed) ends with two frames at the same time. The

@@ -528,7 +528,7 @@ public struct DefragmentedTiming: Sendable, Equatable {
     /// A track's timing from its whole table. Edits keep their meaning: media times move with the
     /// timeline (by the first decode time), an edit that ran to "the end" (the only non-empty edit,
     /// whose duration described the moov samples or was 0) runs to the end of every sample, and a
-    /// first decode time later than 0 becomes an empty edit in front.
+    /// first decode time later than 0 becomes an empty edit in front, lasting until the first frame shown.
     /// `stblMediaDuration`: what the moov samples alone last (an edit no longer than that described only them).
     public init(table: SampleTable, source: EditListBox?, mediaTimescale: UInt32, movieTimescale: UInt32, stblMediaDuration: UInt64) {
         let start = table.firstDecodeTime
@@ -536,6 +536,18 @@ public struct DefragmentedTiming: Sendable, Equatable {
         // Where presentation ends, on the timeline starting at 0: composition offsets reach past the last decode time.
         let presentationEnd = max(table.compositionEnd, start) - start
         let toMovie = { (media: UInt64) in Self.scale(media, from: mediaTimescale, to: movieTimescale) }
+        // The first frame shown (B-frames: later than the first decode time), and a wait that ends there:
+        // ffmpeg shows an edit's first frame where the edit starts, so an empty edit that ended at the first
+        // decode time showed it early. Whole movie ticks (rounded down), and the media time moved back to the
+        // same instant, keep that frame at its own time, to the media tick. `from`: where the wait starts.
+        let firstShown = max(table.compositionStart, start)
+        func wait(from mediaTime: UInt64) -> (entry: EditListBox.Entry, showsFrom: UInt64) {
+            var empty = EditListBox.Entry()
+            empty.mediaTime = -1
+            empty.segmentDuration = TimeScale.convert(firstShown - mediaTime, from: mediaTimescale, to: movieTimescale, rounding: .down)
+            let waited = TimeScale.convert(empty.segmentDuration, from: movieTimescale, to: mediaTimescale, rounding: .down)
+            return (empty, max(start, min(firstShown, mediaTime &+ waited)))
+        }
         var edits: [EditListBox.Entry] = []
         if let source, !source.entries.isEmpty {
             let presented = source.entries.filter { $0.mediaTime >= 0 }
@@ -544,12 +556,10 @@ public struct DefragmentedTiming: Sendable, Equatable {
                     var mediaTime = UInt64(entry.mediaTime)
                     if mediaTime < start {
                         // The edit starts before the first sample: that part shows nothing.
-                        var empty = EditListBox.Entry()
-                        empty.mediaTime = -1
-                        empty.segmentDuration = toMovie(start - mediaTime)
+                        let (empty, showsFrom) = wait(from: mediaTime)
                         edits.append(empty)
                         entry.segmentDuration = entry.segmentDuration > empty.segmentDuration ? entry.segmentDuration - empty.segmentDuration : 0
-                        mediaTime = start
+                        mediaTime = showsFrom
                     }
                     entry.mediaTime = Int64(mediaTime - start)
                     let remaining = toMovie(presentationEnd > mediaTime - start ? presentationEnd - (mediaTime - start) : 0)
@@ -561,13 +571,14 @@ public struct DefragmentedTiming: Sendable, Equatable {
                 edits.append(entry)
             }
         } else if start > 0 {
-            // No edit list: each sample shows at its composition time, so the edit runs to the end of the last
-            // one shown (the media duration fell short by the composition offset: B-frames lost the last frames).
-            var empty = EditListBox.Entry()
-            empty.mediaTime = -1
-            empty.segmentDuration = toMovie(start)
+            // No edit list: each sample shows at its composition time, so the wait lasts until the first frame
+            // shown and the edit runs to the end of the last one (the media duration fell short by the
+            // composition offset: B-frames lost the last frames).
+            let (empty, showsFrom) = wait(from: 0)
+            let editStart = showsFrom - start
             var whole = EditListBox.Entry()
-            whole.segmentDuration = toMovie(max(presentationEnd, mediaDuration))
+            whole.mediaTime = Int64(clamping: editStart)
+            whole.segmentDuration = toMovie(max(presentationEnd, mediaDuration) - min(editStart, max(presentationEnd, mediaDuration)))
             edits = [empty, whole]
         }
         self.edits = edits.isEmpty ? nil : edits
@@ -616,6 +627,31 @@ extension SampleTable {
         let lastDelta = timeToSample.count >= 2 ? Int64(timeToSample[timeToSample.count - 1]) : 0
         end = max(end, Int64(bitPattern: decode) &+ Int64(Int32(bitPattern: ctts.value())) &+ lastDelta)
         return UInt64(max(end, 0))
+    }
+
+    /// The earliest decode time + composition offset of any sample (where presentation starts before
+    /// edits), on the table's own timeline, with the sample iterator's wrapping arithmetic; 0 for an empty
+    /// table and for a start before 0 (signed offsets). Like `compositionEnd` it walks runs: within a stretch
+    /// where the time-to-sample delta and the offset stay the same, the stretch's first sample starts first.
+    public var compositionStart: UInt64 {
+        guard sampleCount > 0 else { return 0 }
+        var stts = RunCursor(pairs: timeToSample), ctts = RunCursor(pairs: compositionOffsets)
+        var decode = firstDecodeTime
+        var start = Int64.max
+        var index = 0
+        while index < sampleCount {
+            let count = min(stts.left, ctts.left, sampleCount - index)
+            let first = Int64(bitPattern: decode) &+ Int64(Int32(bitPattern: ctts.value()))
+            let (span, o1) = Int64(count - 1).multipliedReportingOverflow(by: Int64(stts.value()))
+            // A stretch whose times wrap past the largest Int64 has a sample just past it, below 0.
+            if o1 || first.addingReportingOverflow(span).overflow { return 0 }
+            start = min(start, first)
+            decode &+= UInt64(count) &* UInt64(stts.value())
+            index += count
+            stts.consume(count)
+            ctts.consume(count)
+        }
+        return UInt64(max(start, 0))
     }
 
     /// A run-length table (count, value pairs) read as the sample iterator reads it: runs of 0 samples
