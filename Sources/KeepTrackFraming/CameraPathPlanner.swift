@@ -12,6 +12,8 @@ public struct CropPath: Equatable, Sendable {
     public var subjectTracks: [Int?]
     /// The subject's face at each analysed frame where it was found (for coverage statistics).
     public var subjectFaces: [Sighting]
+    /// Where the subject's clothes placed it between sightings, where it had moved (`SubjectAppearance`), for the preview.
+    public var colourSightings: [Sighting] = []
     /// Per shot, how it is shown (`--layout`); empty: every shot follows.
     public var layouts: [ShotLayout] = []
     /// For `split` shots: per frame, the two windows (nil outside split shots; empty: no split shot). See SplitLayout.swift.
@@ -127,13 +129,14 @@ public struct CameraPathPlanner: Sendable {
         self.settings = settings
     }
 
-    var axis: CropAxis { cropWidth < sourceWidth ? .horizontal : .vertical }
+    public var axis: CropAxis { cropWidth < sourceWidth ? .horizontal : .vertical }
     private var sourceLength: Double { Double(axis == .horizontal ? sourceWidth : sourceHeight) }
     private var cropLength: Double { Double(axis == .horizontal ? cropWidth : cropHeight) }
 
     /// Plans the path for frames shown at `frameTimes` (seconds, presentation order), faces found at
     /// `samples`, and shots starting at `cuts`.
-    public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int]) -> CropPath {
+    /// `appearance`: colour thumbnails that find the subject between the frames where it was found (`SubjectAppearance`).
+    public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], appearance: SubjectAppearance? = nil) -> CropPath {
         let frameTimes = Self.strictlyIncreasing(rawTimes)
         let frameCount = frameTimes.count
         let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameCount }
@@ -141,18 +144,31 @@ public struct CameraPathPlanner: Sendable {
         let tracks = settings.tracker.link(usable, frameTimes: frameTimes, shotStarts: shots.map(\.lowerBound))
         var offsets = [Int](repeating: 0, count: frameCount)
         var subjects: [Int?] = []
-        var subjectFaces: [Sighting] = []
+        var subjectFaces: [Sighting] = [], colourSightings: [Sighting] = []
         var previousCentre = sourceLength / 2
         for shot in shots {
             let subject = tracks.filter { shot.contains($0.firstFrame) }.max { $0.weight < $1.weight }
             subjects.append(subject?.id)
             var (faces, standIns) = subjectPositions(in: shot, samples: usable, tracks: tracks, subject: subject, frameTimes: frameTimes)
-            if faces.isEmpty {
+            let nobodyFound = faces.isEmpty
+            if nobodyFound {
                 // Nobody found in the whole shot: follow what moves.
                 faces = usable.compactMap { sample in
                     guard shot.contains(sample.frameIndex), let motion = sample.motion else { return nil }
                     return motionSighting(motion, frame: sample.frameIndex)
                 }
+            }
+            if let appearance, faces.contains(where: { !standIns.contains($0.frameIndex) }), !nobodyFound {
+                // Between sightings, where the subject's clothes are: those stand-ins replace what moved nearby.
+                let found = appearance.standIns(shot: shot, sightings: faces.filter { !standIns.contains($0.frameIndex) }, frameTimes: frameTimes)
+                let foundTimes = (found.moved.map(\.frameIndex) + found.stayed).map { frameTimes[$0] }
+                faces.removeAll { face in
+                    standIns.contains(face.frameIndex) && foundTimes.contains { abs($0 - frameTimes[face.frameIndex]) < 0.5 }
+                }
+                let kept = Set(faces.map(\.frameIndex))
+                faces = (faces + found.moved.filter { !kept.contains($0.frameIndex) }).sorted { $0.frameIndex < $1.frameIndex }
+                standIns.formUnion(found.moved.map(\.frameIndex))
+                colourSightings += found.moved.filter { !kept.contains($0.frameIndex) }
             }
             // What moved while nobody was found is followed, but is not the subject's face: not counted as one.
             subjectFaces += faces.filter { !standIns.contains($0.frameIndex) }
@@ -161,9 +177,11 @@ public struct CameraPathPlanner: Sendable {
             for (offset, frame) in zip(quantised, shot) { offsets[frame] = offset }
             previousCentre = centres.last ?? previousCentre
         }
-        return CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: cropWidth,
-                        cropHeight: cropHeight, offsets: offsets, shots: shots, subjectTracks: subjects,
-                        subjectFaces: subjectFaces)
+        var path = CropPath(axis: axis, sourceWidth: sourceWidth, sourceHeight: sourceHeight, cropWidth: cropWidth,
+                            cropHeight: cropHeight, offsets: offsets, shots: shots, subjectTracks: subjects,
+                            subjectFaces: subjectFaces)
+        path.colourSightings = colourSightings
+        return path
     }
 
     /// The subject's face at each analysed frame of the shot: its own track where that track lives; outside

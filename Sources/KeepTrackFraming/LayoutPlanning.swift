@@ -21,9 +21,10 @@ extension CameraPathPlanner {
     /// crop's own size).
     /// `motions`: what moved between detections (motion-only samples), followed in a shot where someone was
     /// found once nobody has been for `Settings.motionTakeoverSeconds`; they weigh in no decision.
+    /// `appearance`: where the followed subject's colours are between its sightings (`SubjectAppearance`).
     public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], layout mode: LayoutMode,
                      choice settings: SubjectChoice.Settings = SubjectChoice.Settings(),
-                     splitWindow: SplitSize? = nil, motions: [DetectionSample] = []) -> LayoutPlan {
+                     splitWindow: SplitSize? = nil, motions: [DetectionSample] = [], appearance: SubjectAppearance? = nil) -> LayoutPlan {
         let frameTimes = Self.strictlyIncreasing(rawTimes)
         let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
         let shots = ShotDetector.shots(frameCount: frameTimes.count, cuts: cuts)
@@ -68,7 +69,7 @@ extension CameraPathPlanner {
                     .map { DetectionSample(frameIndex: $0.frameIndex, faces: [], motion: $0.motion) }
             }
         }
-        var path = plan(frameTimes: rawTimes, samples: chosen.sorted { $0.frameIndex < $1.frameIndex }, cuts: cuts)
+        var path = plan(frameTimes: rawTimes, samples: chosen.sorted { $0.frameIndex < $1.frameIndex }, cuts: cuts, appearance: appearance)
         path.layouts = decisions.map(\.layout)
         let crop = SplitSize(width: cropWidth, height: cropHeight)
         addSplitWindows(to: &path, decisions: decisions, samples: usable, tracks: persons, frameTimes: frameTimes, cuts: cuts,

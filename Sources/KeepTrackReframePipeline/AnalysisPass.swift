@@ -46,6 +46,9 @@ final class RetainedFrames: @unchecked Sendable {
 }
 
 extension Reframer {
+    /// At most this many bytes of colour thumbnails (`Analysis.colours`): about 20 minutes at 6 a second.
+    static let colourBudget = 32 << 20
+
     /// What the first pass learnt: frame times, picture differences and cuts, detections, colour.
     struct Analysis {
         /// Movie time (seconds: when a player shows it) of every frame the edit list shows, analysed or not. The
@@ -80,6 +83,9 @@ extension Reframer {
         var retained: RetainedFrames?
         /// Pictures for the `--preview` contact sheet.
         var preview: PreviewCapture?
+        /// The colours of analysed frames a few times a second and at every detection, for following the subject
+        /// between detections (upright pictures only, like `motions`); nil when the picture is too small.
+        var colours: ColourThumbnails?
 
         /// Shot cuts, as presentation indices, and those that fell between two analysed frames.
         func cuts(detector: ShotDetector = ShotDetector()) -> (cuts: [Int], uncertain: [UncertainCut]) {
@@ -227,6 +233,16 @@ extension Reframer {
         /// The last few analysed frames' thumbnails, for `Analysis.motions`, and the frame of the last one.
         var recentThumbnails: [(frame: Int, thumbnail: [UInt8])] = []
         var lastMotion: Int?
+        // Colour thumbnails about 6 a second, fewer on a long clip: they stay within `colourBudget` bytes.
+        let colourGrid = (columns: 64, rows: 36)
+        let colourEvery = max(Int((frameRate / 6).rounded()), 1,
+                              (video.sampleTable.sampleCount * ColourThumbnails.bytes(columns: colourGrid.columns, rows: colourGrid.rows)
+                                + Self.colourBudget - 1) / Self.colourBudget)
+        var lastColours: Int?
+        if orientation.rotation == 0 {
+            analysis.colours = ColourThumbnails(columns: colourGrid.columns, rows: colourGrid.rows, width: orientation.displayWidth,
+                                                height: orientation.displayHeight)
+        }
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
@@ -307,6 +323,10 @@ extension Reframer {
                     }
                 }
             }
+            if analysis.colours != nil, detect, index - (lastColours ?? Int.min / 2) >= colourEvery {
+                analysis.colours!.frames[index] = FrameOperations.colourThumbnail(frame, bitDepth: bitDepth, columns: colourGrid.columns, rows: colourGrid.rows)
+                lastColours = index
+            }
             try preview?.offer(frame, index: index, likelyCut: difference >= cutThreshold)
             analysis.analysedFrames.append(index)
             analysis.differences.append(difference)
@@ -344,6 +364,10 @@ extension Reframer {
                     ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
                     : nil
                 lastThumbnail = current
+                if analysis.colours != nil, lastColours != index {
+                    analysis.colours!.frames[index] = FrameOperations.colourThumbnail(frame, bitDepth: bitDepth, columns: colourGrid.columns, rows: colourGrid.rows)
+                    lastColours = index
+                }
                 detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people,
                                   regions: decision == .detectRegions ? regions : nil)
             }

@@ -21,6 +21,8 @@ struct ContactSheet {
     static let face = RGBImage.Colour(255, 255, 0)
     static let person = RGBImage.Colour(0, 200, 255)
     static let motion = RGBImage.Colour(255, 0, 255)
+    /// The subject found by the colours of its clothes between detections (`CropPath.colourSightings`).
+    static let colourSighting = RGBImage.Colour(255, 150, 150)
     static let cut = RGBImage.Colour(255, 140, 0)
     static let background = RGBImage.Colour(24, 24, 24)
     static let plotBackground = RGBImage.Colour(8, 8, 8)
@@ -287,6 +289,9 @@ struct ContactSheet {
         }
         for line in centreLines where !line.isEmpty { image.polyline(line, Self.crop) }
         for point in windowCentres { image.set(x: point.x, y: point.y, Self.crop) }
+        for sighting in path.colourSightings {
+            image.fillRect(x: column(sighting.frameIndex), y: row(centre(sighting.box)), width: 2, height: 2, Self.colourSighting)
+        }
         for face in path.subjectFaces {
             image.fillRect(x: column(face.frameIndex) - 1, y: row(centre(face.box)) - 1, width: 3, height: 3, Self.subject)
         }

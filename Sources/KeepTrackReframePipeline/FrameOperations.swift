@@ -89,6 +89,46 @@ enum FrameOperations {
         histogramAndThumbnail(frame, bitDepth: bitDepth).thumbnail
     }
 
+    /// The chroma planes as a `columns`×`rows` grid of block means (8-bit scale): U blocks, then V blocks, for
+    /// `SubjectAppearance`. Nil when a chroma plane has fewer samples than blocks.
+    static func colourThumbnail(_ frame: UnsafePointer<AVFrame>, bitDepth: Int, columns: Int, rows: Int) -> [UInt8]? {
+        let width = (Int(frame.pointee.width) + 1) / 2, height = (Int(frame.pointee.height) + 1) / 2
+        guard width >= columns, height >= rows, let u = frame.pointee.data.1, let v = frame.pointee.data.2 else { return nil }
+        let strides = (Int(frame.pointee.linesize.1), Int(frame.pointee.linesize.2))
+        // Every second sample of every second row where blocks are 4 samples or more across.
+        let step = width >= 4 * columns && height >= 4 * rows ? 2 : 1
+        let columnStarts = (0...columns).map { $0 * width / columns }, rowStarts = (0...rows).map { $0 * height / rows }
+        var result = [UInt8](repeating: 0, count: 2 * columns * rows)
+        func fill<Sample: FixedWidthInteger & UnsignedInteger>(_: Sample.Type, plane: UnsafeMutablePointer<UInt8>, stride: Int, into base: Int) {
+            let shift = bitDepth - 8
+            for row in 0..<rows {
+                var sums = [Int](repeating: 0, count: columns), counts = sums
+                var y = rowStarts[row]
+                while y < rowStarts[row + 1] {
+                    let values = UnsafeRawPointer(plane + y * stride).assumingMemoryBound(to: Sample.self)
+                    for column in 0..<columns {
+                        var x = columnStarts[column]
+                        while x < columnStarts[column + 1] {
+                            sums[column] += Int(values[x]) >> shift
+                            counts[column] += 1
+                            x += step
+                        }
+                    }
+                    y += step
+                }
+                for column in 0..<columns { result[base + row * columns + column] = UInt8(min(255, sums[column] / max(counts[column], 1))) }
+            }
+        }
+        if bitDepth > 8 {
+            fill(UInt16.self, plane: u, stride: strides.0, into: 0)
+            fill(UInt16.self, plane: v, stride: strides.1, into: columns * rows)
+        } else {
+            fill(UInt8.self, plane: u, stride: strides.0, into: 0)
+            fill(UInt8.self, plane: v, stride: strides.1, into: columns * rows)
+        }
+        return result
+    }
+
     /// `lumaHistogram` and `thumbnail` of the same frame in one pass over its samples (they read the same
     /// ones): the analysis needs both on every frame, and a second pass over a 1080p plane cost as much as
     /// the first (perf on scene:still: 114 + 58 samples at 2 kHz as two passes).

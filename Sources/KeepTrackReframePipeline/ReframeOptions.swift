@@ -31,6 +31,8 @@ public struct ReframeOptions: Sendable {
     public var detectAroundFaces = true
     /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
     public var findPeople = true
+    /// Between detections, find the subject by the colours of its clothes (`SubjectAppearance`).
+    public var followColours = true
     /// Analyse only the frames other frames reference (the encoding pass settles cuts between them), when
     /// the clip's frames do not fit in `retainedFramesBudget`.
     public var analyseReferencedFramesOnly = true

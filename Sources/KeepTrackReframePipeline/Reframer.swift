@@ -112,7 +112,8 @@ public enum Reframer {
                                      splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         } else {
             let planned = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts, layout: options.layout,
-                                       splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions)
+                                       splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions,
+                                       appearance: options.followColours ? analysis.colours.map { SubjectAppearance(thumbnails: $0, axis: planner.axis) } : nil)
             path = planned.path
             summary.shotDecisions = planned.shots
         }

@@ -39,10 +39,11 @@ final class FootageFollowingTests: XCTestCase {
     }
 
     /// basketball_running.mp4 (426×240, 29.97 fps): two players, 100–180 px tall with faces of 10–15 px. reframe
-    /// finds a face once (the player in blue, frame 0), then nobody in its 7 other analysed frames, and never moves
-    /// the crop (x 184–320). By eye, two frames a second, the blue player's body centre x (hidden behind the other
-    /// player at 5.5 s): at 1–3 s it is at 323–339, outside the crop, which then shows only the bleachers.
-    /// Expected: the player the crop chose inside it on 90 % of the samples. Measured: 13 of 18, centre crop 8.
+    /// finds a face once (the player in blue, frame 0), then nobody in its 7 other analysed frames. By eye, two
+    /// frames a second, the blue player's body centre x (hidden behind the other player at 5.5 s): at 1–3 s it is
+    /// at 323–339. Expected: the player the crop chose inside it on 90 % of the samples. Measured: 13 of 18 while
+    /// the crop never moved (x 184–320: at 1–3 s it showed only the bleachers), 18 of 18 since the colours of the
+    /// player's shirt find him between detections (`SubjectAppearance`); centre crop 8.
     func testBasketballPlayerIsFollowedAcrossTheCourt() throws {
         let path = try plannedPath("basketball_running.mp4")
         let player: [(time: Double, x: Int)] = [(0, 254), (0.5, 298), (1, 337), (1.5, 339), (2, 334), (2.5, 330), (3, 323), (3.5, 289),
@@ -53,8 +54,8 @@ final class FootageFollowingTests: XCTestCase {
         let centre = (426 - path.cropWidth) / 2
         let insideCentreCrop = samples.filter { centre <= $0.x && $0.x <= centre + path.cropWidth }
         print("basketball: the blue player's centre inside reframe's crop on \(inside.count)/\(samples.count) samples (offsets \(Set(path.offsets).sorted())), a centre crop's on \(insideCentreCrop.count)")
-        // Target: 90 % of the samples. Today: 13 of 18 (centre crop 8).
+        // Target: 90 % of the samples (17 of 18). Today: 18 of 18 (centre crop 8).
         XCTAssertGreaterThan(inside.count, insideCentreCrop.count, "better than a centre crop")
-        XCTAssertGreaterThanOrEqual(inside.count, 13, "no worse than when written")
+        XCTAssertGreaterThanOrEqual(inside.count, 17, "the target")
     }
 }

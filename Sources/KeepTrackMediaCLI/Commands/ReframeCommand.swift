@@ -43,7 +43,9 @@ enum ReframeCommand {
         detects shot cuts (the second pass settles a cut on a skipped frame), and plans a camera path per shot:
         where the person rests (1 s or more) the crop rests with the face on its centre line (a third from the top
         when the crop slides vertically); while they move, the face stays within the central 40 % and the crop pans
-        smoothly (speed and acceleration limited, no overshoot, look-ahead), jumping only at cuts, holding its place
+        smoothly (speed and acceleration limited, no overshoot, look-ahead), jumping only at cuts; between detections
+        the colours of the subject's clothes (below the head, where they stand out from the picture) show where the
+        subject went; otherwise it holds its place
         while the face is lost (after 2 s with nobody found, following one mover half a crop or more away, to where it
         stops); near the frame's edge it rests against the edge. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
         libx265 10-bit keeping the HLG/PQ transfer and colour description for HDR. Dolby Vision metadata is dropped
@@ -57,8 +59,8 @@ enum ReframeCommand {
         then evenly spaced), darkened outside the crop window (green), the subject's face (red), other faces
         (yellow), people (cyan) or, where nobody is found, what moved (magenta), each beside its output frame and
         labelled with frame number and time; under them a plot over the whole clip (time left to right, position
-        along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red),
-        other detections, cuts (orange) and the frames shown (white ticks); above it a band in each shot's layout
+        along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red;
+        pink where its clothes' colours placed it), other detections, cuts (orange) and the frames shown (white ticks); above it a band in each shot's layout
         colour (follow blue, fit violet, split pink; legend below): fit tiles outline the whole picture, split
         tiles both windows. With --plan-only nothing is encoded;
         --plan-only --plan FILE --preview FILE.png draws an edited plan without rendering it.
