@@ -62,6 +62,29 @@ final class TrimCorpusTests: XCTestCase {
         XCTAssertEqual(cut, files.count - Self.refused.count, "every other file cut")
     }
 
+    /// A movie without an edit list whose first frame is shown late (B-frame offsets: 200 ms in the
+    /// abema file, 67 ms in prog_8s): a piece from 0 shows its frames at the source's times in FFmpeg
+    /// too. Its edit used to present from media time 0, which FFmpeg shifts by the first sample's
+    /// composition offset (an A/V offset of that much); an empty edit up to the first frame it does not.
+    func testPieceFromTheStartShowsTheFirstFrameWhenTheSourceDoes() throws {
+        let wild = try RealFixtures.require(WildCorpusTests.folder.path)
+        let folder = TemporaryFolder()
+        for name in ["abema-go-mp4/sample_fragmented.mp4", "eyevinn-mp4ff/prog_8s.mp4"] {
+            let source = wild + "/" + name
+            let movie = try Movie.open(path: source)
+            let plan = try Trim.plan(movie, Trim.Request(start: 0, end: try XCTUnwrap(movie.duration) / 2))
+            let output = folder.path((name as NSString).lastPathComponent)
+            let result = runCLI(["trim", source, output, "--start", "0", "--end", String(plan.duration)])
+            XCTAssertEqual(result.code, 0, "\(name): \(result.error)")
+            let video = try XCTUnwrap(try FFprobe.probe(source, packets: false).streams.first { $0.codecType == "video" }, name)
+            let shown = try Shown.frames(source, stream: video.index, audio: false)
+            XCTAssertGreaterThan(shown.first?.time ?? 0, 0.05, "\(name): the source shows its first frame late")
+            let piece = try Shown.frames(output, stream: video.index, audio: false)
+            let expected = shown.filter { $0.time < plan.duration - 1e-6 }
+            XCTAssertNil(Shown.difference(video: expected, piece, tolerance: 0.001), "\(name): the piece [0, \(plan.duration)) in FFmpeg")
+        }
+    }
+
     /// Footage whose AAC (sine audio encoded by ffmpeg) decodes differently depending on where decoding
     /// starts (perceptual noise substitution): ffmpeg's own decode of the source from the first kept
     /// packet is the reference there, not the decode of the whole file.
