@@ -49,6 +49,27 @@ final class WildShownFramesTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(checked.count, 20)
     }
 
+    /// remux of each of `files` (in `folder`) shown by FFmpeg as its source is; `known`: files whose
+    /// source FFmpeg shows otherwise than the file says (why), where a difference must remain.
+    static func checkRemux(folder: TemporaryFolder, files: [String], known: [String: String],
+                           file: StaticString = #filePath, line: UInt = #line) {
+        for name in files.sorted() {
+            let output = folder.path("shown-\(name).\(name.hasSuffix(".mov") ? "mov" : "mp4")")
+            let result = runCLI(["remux", folder.path(name), output])
+            XCTAssertEqual(result.code, 0, "\(name): \(result.error)", file: file, line: line)
+            do {
+                let differences = try differences(source: folder.path(name), output: output)
+                if let why = known[name] {
+                    XCTAssertFalse(differences.isEmpty, "\(name): FFmpeg now shows the source as the file says (\(why)): remove it", file: file, line: line)
+                } else {
+                    XCTAssertEqual(differences, [], "\(name): remux shown by FFmpeg", file: file, line: line)
+                }
+            } catch {
+                XCTFail("\(name): \(error)", file: file, line: line)
+            }
+        }
+    }
+
     /// What `output` shows differently from `source`, stream by stream (matched by track id): every
     /// video stream and every audio stream FFmpeg decodes, within 1 ms or one tick of the stream.
     static func differences(source: String, output: String, tracks: Set<UInt32>? = nil) throws -> [String] {
