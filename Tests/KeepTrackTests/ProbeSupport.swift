@@ -125,6 +125,8 @@ enum FFprobe {
     /// - with negative (version 1) `trun` composition offsets, it shifts a fragmented stream's pts
     ///   by the largest negative offset and a progressive one's dts (`ctts` v1) by the same amount:
     ///   one constant shift of pts and dts, the copy's first dts being −shift, is the same timing.
+    /// What a player then shows (frames hidden or moved by the copy's edit list) is checked by decoding
+    /// instead: `Shown`, WildShownFramesTests.
     static func difference(fragmented a: Stream, _ b: Stream) -> String? {
         func leftOut(_ packets: [Packet]) -> [Packet] {
             packets.map { packet in
