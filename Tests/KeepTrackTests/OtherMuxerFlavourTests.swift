@@ -86,6 +86,16 @@ final class OtherMuxerFlavourTests: XCTestCase {
         ]
     }
 
+    /// Not yet shown alike by FFmpeg. mp4frag's edit list presents from media time 0 while every
+    /// frame's composition offset is 2905 (32 ms): FFmpeg shows the fragmented source's first frame
+    /// at 32 ms as the file says, but offsets the copy's presented edit (media time 0, rebuilt by
+    /// DefragmentedTiming) by its first composition offset: frames 32 ms early. The copy needs an
+    /// empty edit up to the first frame, as trim writes (DefragmentedTiming is being reworked in main).
+    static let vlcShownOtherwise: [String: String] = [
+        "vlc-frag.mp4": "first frame at 0.032 s in the source, 0 in the copy",
+        "vlc-frag-short.mp4": "first frame at 0.032 s in the source, 0 in the copy",
+    ]
+
     func testFilesVLCWritesThroughEveryCommand() throws {
         let folder = TemporaryFolder()
         try Self.source(folder.path("one.mp4"), seconds: 1)
@@ -118,6 +128,7 @@ final class OtherMuxerFlavourTests: XCTestCase {
         WildCorpusTests.check(folder: folder.url.path, files: files,
                               mustSucceed: Dictionary(uniqueKeysWithValues: files.map { ($0, WildCorpusTests.allCommands) }),
                               knownSilentLoss: [:], name: "VLC flavours")
+        WildShownFramesTests.checkRemux(folder: folder, files: files, known: Self.vlcShownOtherwise)
     }
 
     // MARK: - libquicktime
@@ -185,6 +196,7 @@ final class OtherMuxerFlavourTests: XCTestCase {
                               mustSucceed: Dictionary(uniqueKeysWithValues: files.filter { Self.libquicktimeRefused[$0] == nil }
                                   .map { ($0, WildCorpusTests.allCommands) }),
                               knownSilentLoss: [:], name: "libquicktime flavours")
+        WildShownFramesTests.checkRemux(folder: folder, files: files.filter { Self.libquicktimeRefused[$0] == nil }, known: [:])
     }
 
     // MARK: - libavif

@@ -125,6 +125,8 @@ enum FFprobe {
     /// - with negative (version 1) `trun` composition offsets, it shifts a fragmented stream's pts
     ///   by the largest negative offset and a progressive one's dts (`ctts` v1) by the same amount:
     ///   one constant shift of pts and dts, the copy's first dts being −shift, is the same timing.
+    /// What a player then shows (frames hidden or moved by the copy's edit list) is checked by decoding
+    /// instead: `Shown`, WildShownFramesTests.
     static func difference(fragmented a: Stream, _ b: Stream) -> String? {
         func leftOut(_ packets: [Packet]) -> [Packet] {
             packets.map { packet in
@@ -189,6 +191,76 @@ enum FFprobe {
                       channels: integer(object["channels"]), sampleRate: integer(object["sample_rate"]),
                       duration: double(object["duration"]), frameCount: integer(object["nb_frames"]),
                       width: integer(object["width"]), height: integer(object["height"]), path: path)
+    }
+}
+
+/// What a player built on FFmpeg shows of one stream, decoded: the frames it keeps after the edit
+/// list and discard flags, at their presentation times (absolute, `-copyts`), with a checksum of
+/// their pixels or PCM. Packet lists can agree while this differs (an edit list that hides frames).
+enum Shown {
+    struct Frame: Equatable, CustomStringConvertible {
+        /// Seconds.
+        var time: Double
+        /// Samples of an audio frame; 0 for video.
+        var samples: Int
+        var checksum: String
+        var description: String { String(format: "%.6f", time) + (samples > 0 ? " \(samples) samples" : "") + " \(checksum)" }
+    }
+
+    /// ffmpeg's decoded frames of stream `index` (`framecrc`: one decoding thread so damaged
+    /// streams conceal alike; video in the stream's own time base, no frame-rate conversion;
+    /// audio as float PCM). Throws when ffmpeg fails to decode it.
+    static func frames(_ path: String, stream index: Int, audio: Bool) throws -> [Frame] {
+        try ToolAnswers.shared.answer(about: path, ["shown", String(index), String(audio)]) {
+            var arguments = ["-v", "error", "-nostdin", "-threads", "1", "-copyts", "-i", path, "-map", "0:\(index)"]
+            arguments += audio ? ["-c:a", "pcm_f32le"] : ["-fps_mode", "passthrough", "-enc_time_base", "-1"]
+            guard let result = runTool("ffmpeg", arguments + ["-f", "framecrc", "-"]) else { throw unavailable("ffmpeg is not installed") }
+            guard result.code == 0 else { throw ProbeError(message: "ffmpeg cannot decode stream \(index) of \(path)") }
+            var timeBase = 0.0
+            var frames: [Frame] = []
+            for line in result.out.split(separator: "\n") {
+                if line.hasPrefix("#tb 0:") {
+                    let parts = line.dropFirst(6).split(separator: "/").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+                    if parts.count == 2, parts[1] > 0 { timeBase = parts[0] / parts[1] }
+                }
+                // stream, dts, pts, duration, size, checksum
+                let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard !line.hasPrefix("#"), fields.count >= 6, let pts = Int64(fields[2]), let duration = Int(fields[3]) else { continue }
+                frames.append(Frame(time: Double(pts) * timeBase, samples: audio ? duration : 0, checksum: fields[5]))
+            }
+            return frames
+        }
+    }
+
+    /// nil when `b` shows what `a` shows: the same pictures at the same times (within `tolerance`
+    /// seconds); for audio the same start and number of samples, and the same PCM (frames follow
+    /// packets, which may be grouped otherwise: `pcmEqual` compares the whole stream).
+    static func difference(video a: [Frame], _ b: [Frame], tolerance: Double) -> String? {
+        if a.count != b.count {
+            return "\(a.count) frames shown ≠ \(b.count) (first \(a.first?.description ?? "none") / \(b.first?.description ?? "none"), "
+                + "last \(a.last?.description ?? "none") / \(b.last?.description ?? "none"))"
+        }
+        if let index = a.indices.first(where: { abs(a[$0].time - b[$0].time) > tolerance || a[$0].checksum != b[$0].checksum }) {
+            return "frame \(index) of \(a.count) shown as \(a[index]) ≠ \(b[index])"
+        }
+        return nil
+    }
+
+    static func difference(audio a: [Frame], _ b: [Frame], tolerance: Double) -> String? {
+        let samples = (a.reduce(0) { $0 + $1.samples }, b.reduce(0) { $0 + $1.samples })
+        if samples.0 != samples.1 { return "\(samples.0) samples decoded ≠ \(samples.1)" }
+        if let x = a.first, let y = b.first, abs(x.time - y.time) > tolerance {
+            return "audio starts at \(String(format: "%.6f", x.time)) s ≠ \(String(format: "%.6f", y.time)) s"
+        }
+        return nil
+    }
+
+    /// SHA-256 of the decoded PCM of stream `index` (float), nil when ffmpeg cannot decode it.
+    static func pcmHash(_ path: String, stream index: Int) throws -> String? {
+        try ToolAnswers.shared.answer(about: path, ["pcm-hash", String(index)]) {
+            runTool("ffmpeg", ["-v", "error", "-nostdin", "-i", path, "-map", "0:\(index)", "-c:a", "pcm_f32le", "-f", "hash", "-hash", "sha256", "-"])
+                .flatMap { $0.code == 0 ? $0.out.trimmingCharacters(in: .whitespacesAndNewlines) : nil }
+        }
     }
 }
 

@@ -470,13 +470,24 @@ public enum Trim {
 
         /// Cuts the track to movie units `[start, end)`; the output presents that range from time 0.
         func cut(start: UInt64, end: UInt64, in movie: Movie, keyframe: Bool) throws -> (TrackCut, OutputTrack) {
-            let from = max(start, presentedStart)
+            var from = max(start, presentedStart)
             let to = min(end, presentedEnd)
             var edits: [EditListBox.Entry] = []
             var range = 0..<0
             var leading = 0
             if from < to, !decodeTimes.isEmpty {
-                let (first, last, _) = presentedSpan(start: from, end: to)
+                let (first, last, earliest) = presentedSpan(start: from, end: to)
+                // Video whose first frame comes after `from` (no edit list and B-frame offsets): the gap
+                // becomes part of the empty edit, so the presented edit starts at that frame. The same
+                // timeline; FFmpeg shifts a presented edit by the first composition offset, not an empty one.
+                var presentedMedia = mediaTime(atMovie: from)
+                if track.kind == .video, first <= last, earliest > presentedMedia {
+                    let shown = moviePosition(ofMedia: earliest)
+                    if shown < to, mediaTime(atMovie: shown) == earliest {
+                        from = shown
+                        presentedMedia = earliest
+                    }
+                }
                 if first <= last {
                     var begin = first
                     switch track.kind {
@@ -496,7 +507,7 @@ public enum Trim {
                         edits.append(empty)
                     }
                     var presented = EditListBox.Entry()
-                    presented.mediaTime = mediaTime(atMovie: from) - Int64(bitPattern: decodeTimes[begin])
+                    presented.mediaTime = presentedMedia - Int64(bitPattern: decodeTimes[begin])
                     presented.segmentDuration = to - from
                     edits.append(presented)
                 }

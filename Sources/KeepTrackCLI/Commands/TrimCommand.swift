@@ -31,8 +31,9 @@ enum TrimCommand {
     Nothing is re-encoded. Video is kept from the sync sample at or before the start (for an open-GOP
     CRA sync sample, its leading pictures are decoded but never shown) and an edit list presents exactly
     from the frame shown at --start, B-frame composition offsets included, to the last frame before
-    --end. Start and end fall on the first enabled video track's frame boundaries; without video, on
-    audio samples. Audio keeps what its decoder needs before the start (AAC: one packet of warm-up; the
+    --end (after an empty edit where the first frame comes later than --start). Start and end fall on
+    the first enabled video track's frame boundaries; without video, on audio samples. Audio keeps
+    what its decoder needs before the start (AAC: one packet of warm-up; the
     iPhone's implicit 2112-frame priming convention is kept, no roll group added; APAC: its prol pre-roll
     and sync samples) and its edit presents from the exact audio sample. The movie time scale is raised
     to a multiple of every track's (the iPhone's 600 with 48000 and 10000 becomes 240000) and every edit
