@@ -86,15 +86,10 @@ final class OtherMuxerFlavourTests: XCTestCase {
         ]
     }
 
-    /// Not yet shown alike by FFmpeg. mp4frag's edit list presents from media time 0 while every
-    /// frame's composition offset is 2905 (32 ms): FFmpeg shows the fragmented source's first frame
-    /// at 32 ms as the file says, but offsets the copy's presented edit (media time 0, rebuilt by
-    /// DefragmentedTiming) by its first composition offset: frames 32 ms early. The copy needs an
-    /// empty edit up to the first frame, as trim writes (DefragmentedTiming is being reworked in main).
-    static let vlcShownOtherwise: [String: String] = [
-        "vlc-frag.mp4": "first frame at 0.032 s in the source, 0 in the copy",
-        "vlc-frag-short.mp4": "first frame at 0.032 s in the source, 0 in the copy",
-    ]
+    /// None today. mp4frag's edit list presents from media time 0 while every frame's composition offset is
+    /// 2905 (32 ms): FFmpeg showed the copy's frames 32 ms early until DefragmentedTiming's rebuilt edits waited
+    /// (an empty edit) until the first frame shown.
+    static let vlcShownOtherwise: [String: String] = [:]
 
     func testFilesVLCWritesThroughEveryCommand() throws {
         let folder = TemporaryFolder()

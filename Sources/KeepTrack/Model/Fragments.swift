@@ -554,8 +554,9 @@ public struct DefragmentedTiming: Sendable, Equatable {
             for var entry in source.entries {
                 if entry.mediaTime >= 0 {
                     var mediaTime = UInt64(entry.mediaTime)
-                    if mediaTime < start {
-                        // The edit starts before the first sample: that part shows nothing.
+                    if mediaTime < firstShown {
+                        // The edit starts before the first frame shown (before the first sample, or within the
+                        // first composition offset: VLC's mp4frag): that part shows nothing.
                         let (empty, showsFrom) = wait(from: mediaTime)
                         edits.append(empty)
                         entry.segmentDuration = entry.segmentDuration > empty.segmentDuration ? entry.segmentDuration - empty.segmentDuration : 0
