@@ -148,11 +148,9 @@ public struct EncodedVideoTrack {
             // frame, so the frame still shows at its own time, to the media tick.
             var editStart = firstPresented
             if firstPresented > 0 {
-                var wait = EditListBox.Entry()
-                wait.mediaTime = -1
-                wait.segmentDuration = toMovie(UInt64(firstPresented))
+                let (wait, waited) = EditListBox.Entry.wait(media: UInt64(firstPresented), mediaTimescale: mediaScale, movieTimescale: movieScale)
                 edits.entries.append(wait)
-                editStart = min(firstPresented, Int64(clamping: TimeScale.convert(wait.segmentDuration, from: movieScale, to: mediaScale, rounding: .down)))
+                editStart = Int64(clamping: waited)
             }
             var entry = EditListBox.Entry()
             entry.mediaTime = editStart &- firstDecode

@@ -542,10 +542,7 @@ public struct DefragmentedTiming: Sendable, Equatable {
         // same instant, keep that frame at its own time, to the media tick. `from`: where the wait starts.
         let firstShown = max(table.compositionStart, start)
         func wait(from mediaTime: UInt64) -> (entry: EditListBox.Entry, showsFrom: UInt64) {
-            var empty = EditListBox.Entry()
-            empty.mediaTime = -1
-            empty.segmentDuration = TimeScale.convert(firstShown - mediaTime, from: mediaTimescale, to: movieTimescale, rounding: .down)
-            let waited = TimeScale.convert(empty.segmentDuration, from: movieTimescale, to: mediaTimescale, rounding: .down)
+            let (empty, waited) = EditListBox.Entry.wait(media: firstShown - mediaTime, mediaTimescale: mediaTimescale, movieTimescale: movieTimescale)
             return (empty, max(start, min(firstShown, mediaTime &+ waited)))
         }
         var edits: [EditListBox.Entry] = []
@@ -584,6 +581,19 @@ public struct DefragmentedTiming: Sendable, Equatable {
         }
         self.edits = edits.isEmpty ? nil : edits
         trackDuration = edits.isEmpty ? toMovie(mediaDuration) : edits.reduce(0) { $0 &+ $1.segmentDuration }
+    }
+}
+
+extension EditListBox.Entry {
+    /// An empty edit of whole movie ticks (rounded down) for a wait of `media` media units, and how many media
+    /// units it lasts (at most `media`): an edit that starts that much later in media time shows the frame
+    /// that waited at its own time, to the media tick. ffmpeg shows an edit's first frame where the edit
+    /// starts, so a late first frame (B-frames) must wait in an empty edit, not inside the presented one.
+    public static func wait(media: UInt64, mediaTimescale: UInt32, movieTimescale: UInt32) -> (entry: Self, media: UInt64) {
+        var empty = Self()
+        empty.mediaTime = -1
+        empty.segmentDuration = TimeScale.convert(media, from: mediaTimescale, to: movieTimescale, rounding: .down)
+        return (empty, min(media, TimeScale.convert(empty.segmentDuration, from: movieTimescale, to: mediaTimescale, rounding: .down)))
     }
 }
 
