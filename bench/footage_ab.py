@@ -1,25 +1,28 @@
 #!/usr/bin/python3
-"""CPU of one or more keeptrack builds against the same-path ffmpeg crop + encode, interleaved in one run (the
+"""Wall and CPU of one or more keeptrack builds against the same-path ffmpeg crop + encode, interleaved in one run (the
 time half of bench/footage.py, without the framing judge, for comparing builds side by side on a loaded machine).
 
 usage: bench/footage_ab.py RUNS KEEPTRACK [KEEPTRACK...] -- CLIP...
 Per clip: the first build's --plan-out path is sent to ffmpeg's crop filter (as bench/footage.py does), then one
 warm-up and RUNS rounds of ffmpeg, build 1, build 2, ...; prints median CPU (user + system), each build's ratio to
 ffmpeg (of the medians, and of the fastest runs: on a VM whose neighbours slow some runs by 15 %, the fastest run
-is the least disturbed one), its median system time and minor faults, and every run's CPU (the spread says how
+is the least disturbed one), the same for wall time, its median system time and minor faults, and every run's CPU (the spread says how
 loaded the machine was).
 """
-import json, os, statistics, subprocess, sys, tempfile
+import json, os, statistics, subprocess, sys, tempfile, time
 
 
 def timed(command):
+    """(user, system, minor faults, wall) of one run."""
+    start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) != 0:
             err.seek(0)
             sys.exit(f"failed: {' '.join(command)}\n{err.read().decode(errors='replace')[-2000:]}")
-    return usage.ru_utime, usage.ru_stime, usage.ru_minflt
+    return usage.ru_utime, usage.ru_stime, usage.ru_minflt, wall
 
 
 def main():
@@ -54,13 +57,16 @@ def main():
         for _ in range(runs):
             for label, command in labelled:
                 results[label].append(timed(command))
-        cpu = {label: statistics.median(u + s for u, s, _ in r) for label, r in results.items()}
-        line = f"{os.path.basename(clip)}: ffmpeg {cpu['ffmpeg']:.2f} s (runs {' '.join(f'{u + s:.2f}' for u, s, _ in results['ffmpeg'])})"
+        cpu = {label: statistics.median(u + s for u, s, _, _ in r) for label, r in results.items()}
+        wall = {label: statistics.median(w for _, _, _, w in r) for label, r in results.items()}
+        line = (f"{os.path.basename(clip)}: ffmpeg wall {wall['ffmpeg']:.2f} s, CPU {cpu['ffmpeg']:.2f} s"
+                f" (runs {' '.join(f'{u + s:.2f}' for u, s, _, _ in results['ffmpeg'])})")
         for build in builds:
             r = results[build]
-            fastest = min(u + s for u, s, _ in r) / min(u + s for u, s, _ in results['ffmpeg'])
-            line += (f" | {build}: {cpu[build]:.2f} s, ratio {cpu[build] / cpu['ffmpeg']:.3f} (fastest runs {fastest:.3f}), sys {statistics.median(s for _, s, _ in r):.2f},"
-                     f" minflt {statistics.median(m for _, _, m in r):.0f} (runs {' '.join(f'{u + s:.2f}' for u, s, _ in r)})")
+            fastest = min(u + s for u, s, _, _ in r) / min(u + s for u, s, _, _ in results['ffmpeg'])
+            line += (f" | {build}: wall {wall[build]:.2f} s, wall ratio {wall[build] / wall['ffmpeg']:.3f};"
+                     f" CPU {cpu[build]:.2f} s, ratio {cpu[build] / cpu['ffmpeg']:.3f} (fastest runs {fastest:.3f}), sys {statistics.median(s for _, s, _, _ in r):.2f},"
+                     f" minflt {statistics.median(m for _, _, m, _ in r):.0f} (runs {' '.join(f'{u + s:.2f}' for u, s, _, _ in r)})")
         print(line, flush=True)
     print("load average at end:", open("/proc/loadavg").read().split()[:3])
 

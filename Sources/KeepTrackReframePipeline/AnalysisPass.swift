@@ -6,6 +6,47 @@ import KeepTrackFaces
 import KeepTrackPeople
 import KeepTrackFraming
 
+/// A decoder running on a thread of its own, handing references to its frames over through a bounded queue.
+final class DecodeAhead: @unchecked Sendable {
+    let handoff: FrameHandoff
+    private let finished = DispatchSemaphore(value: 0)
+    private let decoder: CodecDecoder
+    private var reader: TrackPacketReader
+
+    struct Stopped: Error {}
+
+    init(decoder: CodecDecoder, reader: TrackPacketReader, capacity: Int) {
+        self.decoder = decoder
+        self.reader = reader
+        handoff = FrameHandoff(capacity: capacity)
+        let thread = Thread { [self] in run() }
+        thread.name = "keeptrack.decode-ahead"
+        thread.start()
+    }
+
+    private func run() {
+        let hand = { [handoff] (frame: UnsafePointer<AVFrame>) throws in
+            guard let reference = av_frame_clone(frame) else { throw KeepTrackError.io("out of memory handing a decoded frame over") }
+            guard handoff.put(reference) else { throw Stopped() }
+        }
+        do {
+            while let packet = try reader.nextPacket() { try decoder.decode(packet, body: hand) }
+            try decoder.finish(body: hand)
+            handoff.finish(error: nil)
+        } catch {
+            handoff.finish(error: error is Stopped ? nil : error)
+        }
+        finished.signal()
+    }
+
+    /// Stops the decoder (frames still queued are freed) and waits until its thread no longer touches it.
+    func stop() {
+        handoff.cancel()
+        finished.wait()
+        finished.signal()
+    }
+}
+
 /// Decoded frames the analysis keeps for the encoding pass, so a clip that fits in memory is decoded once
 /// (as `ffmpeg -vf crop` decodes it) instead of twice. Each frame is a reference to the decoder's buffer,
 /// which the decoder placed in `arena` (`PictureArena`: fewer, cheaper page faults than a fresh pool buffer each).
@@ -105,26 +146,41 @@ extension Reframer {
     /// `analysing`: the analysis pass, decoded on one thread. Measured (`ffmpeg -threads 1` vs auto, CPU):
     /// frame threading's hand-offs cost 0.05–0.3 s a clip (talking_head 0.45 vs 0.52 s, scene_still 0.57 vs
     /// 0.73, cut_person_to_animation_hevc 0.60 vs 0.76), and the other core is the detector's meanwhile. The
-    /// encoding pass keeps the decoder's threads: there decoding runs beside the encoder.
+    /// encoding pass keeps the decoder's threads: there decoding runs beside the encoder. HEVC, decoding ahead,
+    /// is the exception: its decoding is the slower part of the analysis, and two frame threads took
+    /// cut_person_to_animation_hevc from 1.17× to 1.10× of ffmpeg's wall time (H.264 clips: 1.03–1.14× on
+    /// one thread, 1.08–1.15× on two; `bench/footage_ab.py`, session 14).
+    /// `ahead`: decode on a thread of its own, up to this many frames ahead of `body` (0: on the caller's
+    /// thread). The analysis waits for the detector now and then (its rhythm must not depend on the threads'
+    /// timing); meanwhile the decoder goes on instead of the core standing idle.
     static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false, skipUnreferenced: Bool = false,
-                       analysing: Bool = false, pictureArena: PictureArena? = nil,
+                       analysing: Bool = false, pictureArena: PictureArena? = nil, ahead: Int = 0,
                        body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
         var configuration = try DecoderConfiguration.make(for: video)
-        configuration.threadCount = analysing ? 1 : 0
+        configuration.threadCount = analysing ? (configuration.codecID == AV_CODEC_ID_HEVC && ahead > 0 ? 2 : 1) : 0
         configuration.fastAnalysis = fastAnalysis
         configuration.skipUnreferencedFrames = skipUnreferenced
         let decoder = try CodecDecoder(configuration, pictureArena: pictureArena)
-        var reader = TrackPacketReader(track: video, source: movie.source)
         var produced: Int64 = 0
-        let handle = { (frame: UnsafePointer<AVFrame>) throws in
+        func handle(_ frame: UnsafePointer<AVFrame>) throws {
             var time = frame.pointee.best_effort_timestamp
             if time == Int64.min { time = frame.pointee.pts }
             if time == Int64.min { time = produced }  // AV_NOPTS_VALUE: count frames
             produced += 1
             try body(frame, time)
         }
-        while let packet = try reader.nextPacket() { try decoder.decode(packet, body: handle) }
-        try decoder.finish(body: handle)
+        guard ahead > 0 else {
+            var reader = TrackPacketReader(track: video, source: movie.source)
+            while let packet = try reader.nextPacket() { try decoder.decode(packet, body: handle) }
+            try decoder.finish(body: handle)
+            return
+        }
+        let decodeAhead = DecodeAhead(decoder: decoder, reader: TrackPacketReader(track: video, source: movie.source), capacity: ahead)
+        defer { decodeAhead.stop() }
+        while let frame = try decodeAhead.handoff.take() {
+            defer { var owned: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&owned) }
+            try handle(frame)
+        }
     }
 
     /// Every frame's presentation time from the sample table, when they are all distinct.
@@ -174,6 +230,14 @@ extension Reframer {
 
     /// Whether every decoded frame of `video` fits in `budget` bytes (4:2:0; two bytes a sample for HEVC,
     /// which may be 10-bit).
+    /// How many frames the analysis decodes ahead of itself: those it keeps anyway cost nothing more to queue;
+    /// otherwise about 64 MiB of pictures, at least 4.
+    static func decodeAhead(orientation: DisplayOrientation, codecID: AVCodecID, retained: Bool) -> Int {
+        if retained { return 256 }
+        let frameBytes = orientation.storedWidth * orientation.storedHeight * (codecID == AV_CODEC_ID_H264 ? 1 : 2) * 3 / 2
+        return min(256, max(4, (64 << 20) / max(frameBytes, 1)))
+    }
+
     static func framesFit(_ video: Track, orientation: DisplayOrientation, budget: Int, codecID: AVCodecID) -> Bool {
         let bytesPerSample = codecID == AV_CODEC_ID_H264 ? 1 : 2
         let frameBytes = Double(orientation.storedWidth * orientation.storedHeight * bytesPerSample) * 1.5
@@ -250,7 +314,7 @@ extension Reframer {
         /// The last frame decoded (presentation order, shown or hidden).
         var lastFrame = -1
         try decode(movie, video, fastAnalysis: !decodeEverything, skipUnreferenced: referencedOnly, analysing: true,
-                   pictureArena: retained?.arena) { frame, time in
+                   pictureArena: retained?.arena, ahead: Self.decodeAhead(orientation: orientation, codecID: codecID, retained: retained != nil)) { frame, time in
             let frameNumber: Int
             if let timeline {
                 guard let found = timeline.index(of: time), found > lastFrame else { throw TimelineMismatch() }
