@@ -255,8 +255,11 @@ extension Reframer {
                         timeline: timeline, referencedOnly: referencedOnly, decodeEverything: retain, keep: retain && keep,
                         detect: detect, progress: progress)
         }
-        // A clip that fits in memory: decode every frame once, at full quality, and keep them for the encoder.
+        // A clip that fits in memory, of pictures small enough that keeping them costs less than decoding them
+        // again (`ReframeOptions.retainedPictureLimit`): decode every frame once, at full quality, and keep them for the encoder.
+        let pictureLimit = codecID == AV_CODEC_ID_HEVC ? options.retainedPictureLimitHEVC : options.retainedPictureLimit
         let retain = options.retainedFramesBudget > 0
+            && orientation.storedWidth * orientation.storedHeight < pictureLimit
             && framesFit(video, orientation: orientation, budget: options.retainedFramesBudget, codecID: codecID)
         // Otherwise decode only the frames other frames reference (about half, with B-frames): enough to find
         // faces and cuts to within a frame or two, which the encoding pass (decoding again) then settles.

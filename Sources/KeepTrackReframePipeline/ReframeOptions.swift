@@ -42,6 +42,15 @@ public struct ReframeOptions: Sendable {
     /// A clip whose decoded frames fit in this many bytes is decoded once: the analysis keeps every frame
     /// for the encoder. Larger clips are decoded twice (referenced frames only, the first time). 0: never keep.
     public var retainedFramesBudget = 1 << 30
+    /// Frames are kept only while the picture has fewer pixels than this (H.264; HEVC: `retainedPictureLimitHEVC`).
+    /// Keeping a frame costs the kernel's supplying and zeroing its pages; decoding it again costs the decoder,
+    /// beside the encoder's threads. On the 2-core reference VM keeping won up to 960×540 and lost from 720p on
+    /// for H.264 (wall time against ffmpeg's crop + encode: 1280×720 1.12× kept, 1.08× decoded twice; 1920×1080
+    /// 1.23× and 1.15×), while HEVC, twice as costly to decode, won at 960×540 (1.09× against 1.22×) and
+    /// came out even at 1920×1080 (`bench/footage_ab.py`, BENCHMARKS.md session 14). Decoding twice also keeps
+    /// a 1080p clip's memory at tens of MiB instead of up to `retainedFramesBudget`.
+    public var retainedPictureLimit = 1280 * 720
+    public var retainedPictureLimitHEVC = 1920 * 1080
     public var settings = CameraPathPlanner.Settings()
     /// Write the planned crop path here as JSON (`PlanFile`).
     public var planOutput: String?

@@ -217,7 +217,9 @@ final class ReframeTests: XCTestCase {
         XCTAssertEqual(SubjectCoverage(path: path, faces: truth(scene)).fraction, 1)
 
         // Analysing every frame (decoded once, kept for the encoder) finds the same cut and plans the same path.
-        let full = try Reframer.run(input: source, output: folder.path("every-frame.mov"), options: fastOptions)
+        var kept = fastOptions
+        kept.retainedPictureLimit = .max
+        let full = try Reframer.run(input: source, output: folder.path("every-frame.mov"), options: kept)
         XCTAssertEqual(full.decodedForAnalysis, 120)
         XCTAssertEqual(full.path, path)
 
@@ -229,6 +231,38 @@ final class ReframeTests: XCTestCase {
             XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", output, "-vf", "select=eq(n\\,\(frame))", "-frames:v", "1", ours])?.code, 0)
             XCTAssertGreaterThan(try psnrValue(ours, reference), 30, "frame \(frame)")
         }
+    }
+
+    /// Frames are kept for the encoder (decoded once) only below 1280×720 for H.264, where keeping costs less
+    /// than decoding again; a 1080p clip is decoded twice, its analysis taking only the referenced frames,
+    /// unless `--frame-memory` asks for keeping. Every frame reaches the output either way (ffprobe).
+    func testOnlySmallPicturesAreKeptForTheEncoderUnlessFrameMemoryIsGiven() throws {
+        let folder = TemporaryFolder()
+        let scene = ReframeScene(name: "kept-or-not", segments: [
+            ReframeScene.Segment(duration: 1, colours: ReframeScene.Colours("0x203050", "0x4060a0"),
+                                 keyframes: [ReframeScene.Keyframe(0, x: 300), ReframeScene.Keyframe(1, x: 1200)]),
+        ])
+        let large = try writeScene(scene, in: folder)
+        let small = folder.path("small.mp4")
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", large, "-map", "0", "-vf", "scale=640:360", "-c:v", "libx264",
+                                          "-c:a", "copy", small])?.code, 0)
+        let types = try probe(large, "frame=pict_type")
+        XCTAssertEqual(types.count, 30)
+        XCTAssertTrue(types.contains("B"), "the encoder made B-frames, which a referenced-only analysis skips")
+        func decodedForAnalysis(_ source: String, _ extra: [String]) throws -> Int {
+            let output = folder.path("out-\(UUID().uuidString).mp4")
+            let run = runCLI(["reframe", source, output, "--preset", "ultrafast", "--json"] + extra)
+            XCTAssertEqual(run.code, 0, run.error)
+            let summary = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            let frames = runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                                             "stream=nb_read_frames", "-of", "csv=p=0", output])?.out
+            XCTAssertEqual(frames?.trimmingCharacters(in: .whitespacesAndNewlines), "30", "every frame decodes from the output (\(source) \(extra))")
+            return try XCTUnwrap((summary["subject"] as? [String: Any])?["decodedForAnalysis"] as? Int)
+        }
+        XCTAssertEqual(try decodedForAnalysis(large, []), types.filter { $0 != "B" }.count, "1080p: decoded twice, referenced frames analysed")
+        XCTAssertEqual(try decodedForAnalysis(large, ["--frame-memory", "256"]), 30, "asked for: kept whatever the size")
+        XCTAssertEqual(try decodedForAnalysis(small, []), 30, "640x360: every frame decoded once and kept")
+        XCTAssertEqual(try decodedForAnalysis(small, ["--frame-memory", "0"]), try probe(small, "frame=pict_type").filter { $0 != "B" }.count)
     }
 
     /// The pixels really are the crop: the output's frames equal ffmpeg's own crop of the source at the

@@ -21,7 +21,7 @@ enum ReframeCommand {
             .value(.layout, "follow|fit|split|auto", "How each shot is shown: follow the subject with a 9:16 crop (default), fit the whole picture over a blurred, darkened copy of itself, split: two people stacked, each half following one of them, or auto: per shot, follow when one person dominates or the people who matter share one crop, split when exactly two dominate far apart, fit otherwise.",
                    choices: LayoutMode.allCases.map(\.rawValue)),
             .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
-            .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once (default 1024; 0: decode twice).", range: 0...1_048_576),
+            .value(.frameMemory, "MIB", "Keep decoded frames for the encoder up to this much memory, decoding once, whatever the picture size (default: 1024 for pictures under 1280x720, HEVC under 1920x1080, where keeping costs less than decoding again; 0: decode twice).", range: 0...1_048_576),
             .value(.preview, "FILE.png", "Also write a contact sheet: frames across the clip with the crop, faces and people drawn, each beside its output frame, and a plot of the crop and subject over time with the cuts and each shot's layout marked."),
             .flag(.planOnly, "Analyse and plan only: write --plan-out FILE and/or --preview FILE.png and the summary, encode nothing (no OUT)."),
             .value(.plan, "FILE", "Render this crop path (a --plan-out file, perhaps edited) instead of planning one; no detection."),
@@ -110,7 +110,12 @@ enum ReframeCommand {
         }
         options.planOutput = invocation.value(.planOut)
         options.planInput = invocation.value(.plan)
-        if let memory = invocation.value(.frameMemory) { options.retainedFramesBudget = Int(memory * 1_048_576) }
+        if let memory = invocation.value(.frameMemory) {
+            // Asked for: kept whatever the picture size, as far as the memory goes.
+            options.retainedFramesBudget = Int(memory * 1_048_576)
+            options.retainedPictureLimit = .max
+            options.retainedPictureLimitHEVC = .max
+        }
         options.previewOutput = invocation.value(.preview)
         options.planOnly = invocation.flag(.planOnly)
         if options.planOnly {
