@@ -48,7 +48,7 @@ public struct ReframeOptions: Sendable {
     /// for H.264 (wall time against ffmpeg's crop + encode: 1280×720 1.12× kept, 1.08× decoded twice; 1920×1080
     /// 1.23× and 1.15×), while HEVC, twice as costly to decode, won at 960×540 (1.09× against 1.22×) and
     /// came out even at 1920×1080 (`bench/footage_ab.py`, BENCHMARKS.md session 14). Decoding twice also keeps
-    /// a 1080p clip's memory at tens of MiB instead of up to `retainedFramesBudget`.
+    /// a 10 s 1080p clip at 293 MiB peak instead of 1.1 GiB (the encoder's look-ahead and the queues, no longer every frame).
     public var retainedPictureLimit = 1280 * 720
     public var retainedPictureLimitHEVC = 1920 * 1080
     public var settings = CameraPathPlanner.Settings()
