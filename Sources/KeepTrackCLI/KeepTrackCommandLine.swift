@@ -20,6 +20,7 @@ public enum KeepTrackCommandLine {
         LintCommand.spec,
         FixCommand.spec,
         StripSpatialCommand.spec,
+        FlattenStereoCommand.spec,
         SelectCommand.spec,
         ExtractCommand.spec,
         TrimCommand.spec,

@@ -79,7 +79,7 @@ public enum Reframer {
         let totalFrames = video.sampleTable.sampleCount
         if let stereo = video.video?.stereo {
             // FFmpeg 5.1 decodes only MV-HEVC's base layer: say so rather than hand back a flat video as if nothing changed.
-            summary.notes.append("the source is \(stereo.summary): only its base view (one eye) is decoded and reframed; the output is 2D, without the second view or the spatial metadata")
+            summary.notes.append("the source is \(stereo.summary): only its base view (one eye) is decoded and reframed; the output is 2D, without the second view or the spatial metadata (keeptrack flatten-stereo copies that view uncropped, without re-encoding)")
         }
 
         let crop = CameraPathPlanner.cropSize(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,

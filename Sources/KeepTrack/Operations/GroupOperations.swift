@@ -79,6 +79,12 @@ public enum GroupOperations {
     /// Writes through `MovieOutput` after creating the output's folder (folder runs mirror trees).
     @discardableResult
     public static func write(_ writer: MovieWriter, to output: String, input: String, overwrite: Bool) throws -> MovieOutput.Summary {
+        try createFolder(of: output)
+        return try MovieOutput.write(writer, to: output, inputs: [input], overwriting: overwrite)
+    }
+
+    /// Creates the folder `output` goes in, when missing (folder runs mirror trees).
+    static func createFolder(of output: String) throws {
         let folder = (output as NSString).deletingLastPathComponent
         if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
             do {
@@ -87,6 +93,5 @@ public enum GroupOperations {
                 throw KeepTrackError.cannotCreate("\(folder): \(error.localizedDescription)")
             }
         }
-        return try MovieOutput.write(writer, to: output, inputs: [input], overwriting: overwrite)
     }
 }

@@ -1,0 +1,191 @@
+import Foundation
+
+/// `flatten-stereo`: stereo MV-HEVC video (iPhone 15 Pro and later spatial video, Vision Pro) as plain 2D HEVC,
+/// without re-encoding: every sample keeps only its base layer's NAL units (`nuh_layer_id` 0, the base view,
+/// usually the left eye), and the sample entry loses what describes the second view and the pair (`lhvC`,
+/// `vexu/eyes`; `vexu` itself when nothing else is left in it). What stays true of the one view stays: the
+/// projection (`vexu/proj`: a 180° film stays half-equirectangular) and the field of view (`hfov`).
+/// Players that mishandle the second layer then get the picture every HEVC decoder already shows; times, sync
+/// samples, edit lists and every other track and box pass through as they are.
+public enum StereoFlatten {
+    /// What goes: the second layer's configuration (a sample-entry child) and the stereo facts (a `vexu` child).
+    public static let removedBoxes = ["lhvC", "vexu/eyes"]
+
+    /// What flattening one track did.
+    public struct Flattened: Sendable, Equatable {
+        public var trackID: UInt32
+        public var samples: Int
+        public var bytesBefore: UInt64
+        public var bytesAfter: UInt64
+        /// NAL units of layers above 0 dropped.
+        public var droppedUnits: Int
+        /// The eye the base view shows, when the file says (`stri`, Apple's default left otherwise).
+        public var eye: String
+    }
+
+    /// `flatten-stereo` on one file: writes `output` with every stereo track flattened; nothing when there is none.
+    public static func flatten(input: String, output: String, overwrite: Bool) -> BatchOutcome {
+        do {
+            let movie = try Movie.open(path: input)
+            guard !stereoTracks(movie).isEmpty else {
+                return BatchOutcome(path: input, action: "none", result: "no stereo (MV-HEVC) video track: nothing written", exitCode: ExitCode.ok)
+            }
+            try GroupOperations.createFolder(of: output)
+            let written = try OutputFile.write(to: output, overwrite: overwrite, inputs: [input]) { try write(movie, to: $0) }
+            guard let (summary, flattened) = written else { throw KeepTrackError.io("the stereo tracks went while writing") }
+            let described = flattened.map {
+                "track \($0.trackID) flattened to 2D (the base view, \($0.eye) eye): \($0.samples) samples, \($0.droppedUnits) NAL units of the second view dropped, \($0.bytesAfter) of \($0.bytesBefore) bytes kept; \(removedBoxes.joined(separator: ", ")) removed"
+            }
+            var outcome = BatchOutcome(path: input, action: "flattened", result: "wrote \(output): " + described.joined(separator: "; "), exitCode: ExitCode.ok)
+            outcome.notes = summary.notes
+            return outcome
+        } catch {
+            return BatchOutcome(path: input, action: "flatten-stereo", failure: error)
+        }
+    }
+
+    /// The tracks to flatten: video whose sample entries carry a second HEVC layer (`lhvC`).
+    public static func stereoTracks(_ movie: Movie) -> [Track] {
+        movie.tracks.filter { track in track.kind == .video && track.sampleEntries.contains { $0.first("lhvC") != nil } }
+    }
+
+    /// Writes `movie` to `output` with every stereo track flattened; nil (nothing written) when there is none.
+    public static func write(_ movie: Movie, to output: OutputFile, options: MovieOutput.Options = MovieOutput.Options()) throws
+        -> (summary: MovieOutput.Summary, flattened: [Flattened])? {
+        let stereo = stereoTracks(movie)
+        guard !stereo.isEmpty else { return nil }
+        // The base layers' bytes go to an anonymous file beside the output, read by the writer like a source.
+        let data = try OutputFile(destination: output.destination + ".base-view", overwrite: true)
+        defer { data.discard() }
+        var flattened: [Flattened] = []
+        var replacements: [UInt32: OutputTrack] = [:]
+        for track in stereo {
+            let (table, report) = try baseLayers(of: track, in: movie, into: data)
+            var trak = track.box
+            try removeStereoBoxes(from: &trak)
+            var replacement = OutputTrack(track, in: movie)
+            if let refusal = replacement.refusal { throw KeepTrackError.unsupported("track \(track.id): \(refusal)") }
+            // The track's own boxes (rebuilt for a fragmented source) with the new entry and sizes.
+            replacement.trak = try withEntries(of: trak, in: replacement.trak)
+            try replacement.trak.modifySampleTable { children in
+                var stsz = SampleSizeBox()
+                stsz.sampleCount = UInt32(table.sampleCount)
+                stsz.sizes = table.sizes
+                let rebuilt = Box(type: "stsz", bytes: try stsz.encoded())
+                guard let index = children.firstIndex(where: { $0.type == "stsz" || $0.type == "stz2" }) else {
+                    throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id) has no stsz")
+                }
+                children[index] = rebuilt
+            }
+            replacement.table = table
+            replacement.data = try FileByteSource(path: data.temporaryPath)
+            replacements[track.id] = replacement
+            flattened.append(report)
+        }
+        try data.finishWriting()
+        var writer = MovieWriter(passingThrough: movie, options: options.writer)
+        writer.tracks = movie.tracks.map { replacements[$0.id] ?? OutputTrack($0, in: movie) }
+        return (try MovieOutput.write(writer, into: output, options: options), flattened)
+    }
+
+    /// Copies the base layer of every sample of `track` to `data`; the table of the copies (one sample a chunk,
+    /// times and flags as they were) and what was dropped.
+    static func baseLayers(of track: Track, in movie: Movie, into data: OutputFile) throws -> (SampleTable, Flattened) {
+        guard let entry = track.sampleEntries.first(where: { $0.first("lhvC") != nil }), let hvcC = entry.first("hvcC") else {
+            throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id): an lhvC without an hvcC")
+        }
+        let configuration = hvcC.payload
+        guard configuration.count >= 23 else {
+            throw KeepTrackError.malformed(path: track.path, offset: hvcC.offset, reason: "hvcC of \(configuration.count) bytes (at least 23)")
+        }
+        let lengthSize = Int(configuration[21] & 3) + 1
+        let source = OutputTrack(track, in: movie)
+        let old = source.table
+        var sizes: [UInt32] = [], offsets: [UInt64] = [], stsc: [UInt32] = []
+        sizes.reserveCapacity(old.sampleCount)
+        offsets.reserveCapacity(old.sampleCount)
+        var report = Flattened(trackID: track.id, samples: old.sampleCount, bytesBefore: 0, bytesAfter: 0, droppedUnits: 0,
+                               eye: track.stereo.map { $0.eyeViewsReversed ? "right" : "left" } ?? "left")
+        for sample in old.samples {
+            let bytes = try source.data.read(at: sample.offset, count: Int(sample.size))
+            let kept = try baseLayer(of: bytes, lengthSize: lengthSize, dropped: &report.droppedUnits) {
+                KeepTrackError.malformed(path: track.path, offset: sample.offset,
+                                         reason: "track \(track.id) sample \(sample.index + 1): \($0)")
+            }
+            guard !kept.isEmpty else {
+                throw KeepTrackError.malformed(path: track.path, offset: sample.offset,
+                                               reason: "track \(track.id) sample \(sample.index + 1) has no base-layer NAL unit: flattening would leave it empty")
+            }
+            offsets.append(data.position)
+            try data.write(kept)
+            sizes.append(UInt32(kept.count))
+            report.bytesBefore += UInt64(sample.size)
+            report.bytesAfter += UInt64(kept.count)
+            if stsc.count < 3 || stsc[stsc.count - 1] != sample.descriptionIndex {
+                stsc += [UInt32(offsets.count), 1, sample.descriptionIndex]
+            }
+        }
+        var table = SampleTable(sampleCount: old.sampleCount, sizes: sizes, constantSize: 0, chunkOffsets: offsets, sampleToChunk: stsc,
+                                timeToSample: old.timeToSample, compositionOffsets: old.compositionOffsets,
+                                compositionOffsetsSigned: old.compositionOffsetsSigned, syncSamples: old.syncSamples,
+                                usesLargeOffsets: old.usesLargeOffsets)
+        table.dependencies = old.dependencies
+        table.firstDecodeTime = old.firstDecodeTime
+        return (table, report)
+    }
+
+    /// The NAL units of layer 0 in one length-prefixed sample, each with its length field as it was.
+    /// `failure` names what is wrong when a length runs past the sample.
+    static func baseLayer(of sample: [UInt8], lengthSize: Int, dropped: inout Int, failure: (String) -> KeepTrackError) throws -> [UInt8] {
+        var kept: [UInt8] = []
+        kept.reserveCapacity(sample.count)
+        var position = 0
+        while position < sample.count {
+            guard sample.count - position >= lengthSize else {
+                throw failure("\(sample.count - position) bytes left at byte \(position), less than a \(lengthSize)-byte NAL length")
+            }
+            let length = sample[position..<(position + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
+            let start = position + lengthSize
+            guard length >= 2, length <= sample.count - start else {
+                throw failure("a NAL unit of \(length) bytes at byte \(position) (\(sample.count - start) left, at least 2 needed)")
+            }
+            let layer = Int(sample[start] & 1) << 5 | Int(sample[start + 1] >> 3)
+            if layer == 0 {
+                kept += sample[position..<(start + length)]
+            } else {
+                dropped += 1
+            }
+            position = start + length
+        }
+        return kept
+    }
+
+    /// `trak` with every sample entry's `lhvC` and `vexu/eyes` removed (and a `vexu` left empty).
+    static func removeStereoBoxes(from trak: inout Box) throws {
+        try trak.modifySampleTable { children in
+            for index in children.indices where children[index].type == "stsd" {
+                try children[index].modifyChildren { entries in
+                    for entry in entries.indices where entries[entry].isContainer {
+                        entries[entry].modifyChildren { boxes in
+                            boxes.removeAll { $0.type == "lhvC" }
+                            for box in boxes.indices where boxes[box].type == "vexu" && boxes[box].isContainer {
+                                boxes[box].modifyChildren { $0.removeAll { $0.type == "eyes" } }
+                            }
+                            boxes.removeAll { $0.type == "vexu" && $0.isContainer && $0.children.isEmpty }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `target` with the `stsd` of `source` (both the same track's `trak`).
+    static func withEntries(of source: Box, in target: Box) throws -> Box {
+        guard let stsd = source.find(["mdia", "minf", "stbl", "stsd"]) else { return target }
+        var result = target
+        try result.modifySampleTable { children in
+            for index in children.indices where children[index].type == "stsd" { children[index] = stsd }
+        }
+        return result
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+
+/// `flatten-stereo` on the two MV-HEVC files of `wild/`: every sample keeps exactly its base-layer NAL units,
+/// judged by a NAL walker of the test's own over the bytes ffprobe locates (no keeptrack reading), and ffmpeg
+/// decodes the same frames from the output as from the source.
+final class StereoFlattenTests: XCTestCase {
+    /// (position, size, pts, dts, flags) of every video packet, as ffprobe reads them.
+    static func packets(_ path: String) throws -> [[String]] {
+        let out = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size,pts,dts,flags",
+                                                     "-of", "csv=p=0", path])).out
+        return out.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    /// The NAL units of one 4-byte-length-prefixed HEVC sample: (nuh_layer_id, the unit with its length field).
+    static func units(_ sample: ArraySlice<UInt8>) -> [(layer: Int, bytes: ArraySlice<UInt8>)]? {
+        var result: [(Int, ArraySlice<UInt8>)] = []
+        var at = sample.startIndex
+        while at < sample.endIndex {
+            guard sample.endIndex - at >= 6 else { return nil }
+            let length = sample[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard length >= 2, at + 4 + length <= sample.endIndex else { return nil }
+            result.append((Int(sample[at + 4] & 1) << 5 | Int(sample[at + 5] >> 3), sample[at..<at + 4 + length]))
+            at += 4 + length
+        }
+        return result
+    }
+
+    func testEverySampleKeepsExactlyItsBaseLayerAndDecodesToTheSameFrames() throws {
+        for name in [StereoVideoTests.spatial, StereoVideoTests.water] {
+            let source = try AudioFactsTests.wild(name)
+            let folder = TemporaryFolder()
+            let output = folder.path("flat.mov")
+            let run = runCLI(["flatten-stereo", source, output])
+            XCTAssertEqual(run.code, 0, run.error)
+            XCTAssertTrue(run.out.contains("flattened to 2D (the base view, left eye)"), run.out)
+
+            let sourceBytes = [UInt8](try fileBytes(source)), outputBytes = [UInt8](try fileBytes(output))
+            let before = try Self.packets(source), after = try Self.packets(output)
+            XCTAssertEqual(after.count, before.count, name)
+            XCTAssertGreaterThan(before.count, 0, name)
+            var droppedUnits = 0
+            for (old, new) in zip(before, after) {
+                XCTAssertEqual(Array(new[0...1]) + [new[4]], Array(old[0...1]) + [old[4]], "\(name): pts, dts and flags kept")
+                let oldAt = try XCTUnwrap(Int(old[3])), oldSize = try XCTUnwrap(Int(old[2]))
+                let newAt = try XCTUnwrap(Int(new[3])), newSize = try XCTUnwrap(Int(new[2]))
+                let units = try XCTUnwrap(Self.units(sourceBytes[oldAt..<oldAt + oldSize]), "\(name): source sample at \(oldAt)")
+                XCTAssertTrue(units.contains { $0.layer > 0 }, "\(name): the source sample holds the second view")
+                droppedUnits += units.filter { $0.layer > 0 }.count
+                let base = units.filter { $0.layer == 0 }.flatMap(\.bytes)
+                XCTAssertEqual(Array(outputBytes[newAt..<newAt + newSize]), base, "\(name): the output sample is the source's layer-0 units")
+            }
+            XCTAssertTrue(run.out.contains("\(droppedUnits) NAL units of the second view dropped"), run.out)
+
+            // An independent decoder: ffmpeg decodes the base view of the source and the whole output alike.
+            let frames = { (path: String) in runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framecrc", "-"])?.out }
+            let decoded = try XCTUnwrap(frames(source))
+            XCTAssertEqual(decoded.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, before.count, name)
+            XCTAssertEqual(frames(output), decoded, "\(name): the same pictures")
+
+            // The sample entry says 2D: no second layer, no eyes; what stays true of the one view stays.
+            XCTAssertNil(StereoVideoTests.scannedPayload("lhvC", in: outputBytes), name)
+            XCTAssertNil(StereoVideoTests.scannedPayload("eyes", in: outputBytes), name)
+            XCTAssertEqual(StereoVideoTests.scannedPayload("hfov", in: outputBytes), StereoVideoTests.scannedPayload("hfov", in: sourceBytes), name)
+            XCTAssertEqual(StereoVideoTests.scannedPayload("prji", in: outputBytes), StereoVideoTests.scannedPayload("prji", in: sourceBytes), name)
+            let movie = try Movie.open(path: output)
+            XCTAssertNil(movie.tracks.first?.video?.stereo, name)
+            XCTAssertEqual(movie.tracks.count, try Movie.open(path: source).tracks.count, name)
+        }
+    }
+
+    /// Nothing stereo: reported, nothing written. A sample whose NAL length runs past it, and one left with
+    /// no base-layer unit: exit 65 naming the sample's byte offset, nothing written.
+    func testRefusalsLeaveNothingBehind() throws {
+        let folder = TemporaryFolder()
+        let flat = try AudioFactsTests.wild("eyevinn-mp4ff/prog_8s.mp4")
+        let none = runCLI(["flatten-stereo", flat, folder.path("none.mp4")])
+        XCTAssertEqual(none.code, 0, none.error)
+        XCTAssertTrue(none.out.contains("no stereo (MV-HEVC) video track: nothing written"), none.out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("none.mp4")))
+
+        let source = try AudioFactsTests.wild(StereoVideoTests.spatial)
+        let bytes = [UInt8](try fileBytes(source))
+        let first = try XCTUnwrap(try Self.packets(source).first)
+        let at = try XCTUnwrap(Int(first[3]))
+        let units = try XCTUnwrap(Self.units(bytes[at..<at + (try XCTUnwrap(Int(first[2])))]))
+        // The first unit's length made one byte longer than the sample holds.
+        var overrun = bytes
+        let total = units.reduce(0) { $0 + $1.bytes.count }
+        let tooLong = total - 4 + 1
+        overrun.replaceSubrange(at..<at + 4, with: [UInt8(tooLong >> 24 & 255), UInt8(tooLong >> 16 & 255), UInt8(tooLong >> 8 & 255), UInt8(tooLong & 255)])
+        // Every layer-0 unit of the first sample relabelled layer 1.
+        var noBase = bytes
+        var position = at
+        for unit in units {
+            if unit.layer == 0 { noBase[position + 5] |= 1 << 3 }
+            position += unit.bytes.count
+        }
+        for (label, variant) in [("overrun", overrun), ("no-base", noBase)] {
+            let damaged = folder.path("\(label).mp4"), output = folder.path("\(label)-flat.mp4")
+            try Data(variant).write(to: URL(fileURLWithPath: damaged))
+            let run = runCLI(["flatten-stereo", damaged, output])
+            XCTAssertEqual(run.code, 65, "\(label): \(run.out) \(run.error)")
+            XCTAssertTrue(run.error.contains("at byte \(at)"), "\(label): \(run.error)")
+            XCTAssertTrue(run.error.contains("sample 1"), "\(label): \(run.error)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output), label)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }, [], "\(label): no temporary left")
+        }
+    }
+}
