@@ -58,39 +58,53 @@ public enum StereoFlatten {
         let data = try OutputFile(destination: output.destination + ".base-view", overwrite: true)
         defer { data.discard() }
         var flattened: [Flattened] = []
-        var replacements: [UInt32: OutputTrack] = [:]
+        var tables: [SampleTable] = []
         for track in stereo {
-            let (table, report) = try baseLayers(of: track, in: movie, into: data)
-            var trak = track.box
-            try removeStereoBoxes(from: &trak)
-            var replacement = OutputTrack(track, in: movie)
-            if let refusal = replacement.refusal { throw KeepTrackError.unsupported("track \(track.id): \(refusal)") }
-            // The track's own boxes (rebuilt for a fragmented source) with the new entry and sizes.
-            replacement.trak = try withEntries(of: trak, in: replacement.trak)
-            try replacement.trak.modifySampleTable { children in
-                var stsz = SampleSizeBox()
-                stsz.sampleCount = UInt32(table.sampleCount)
-                stsz.sizes = table.sizes
-                let rebuilt = Box(type: "stsz", bytes: try stsz.encoded())
-                guard let index = children.firstIndex(where: { $0.type == "stsz" || $0.type == "stz2" }) else {
-                    throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id) has no stsz")
-                }
-                children[index] = rebuilt
+            let (table, report) = try baseLayers(of: track, in: movie) { bytes in
+                let at = data.position
+                try data.write(bytes)
+                return at
             }
-            replacement.table = table
-            replacement.data = try FileByteSource(path: data.temporaryPath)
-            replacements[track.id] = replacement
+            tables.append(table)
             flattened.append(report)
         }
-        try data.finishWriting()
+        try data.finishWriting()  // every byte in the file before it is read back
+        let written = try FileByteSource(path: data.temporaryPath)
+        var replacements: [UInt32: OutputTrack] = [:]
+        for (track, table) in zip(stereo, tables) {
+            replacements[track.id] = try replacement(for: track, in: movie, table: table, data: written)
+        }
         var writer = MovieWriter(passingThrough: movie, options: options.writer)
         writer.tracks = movie.tracks.map { replacements[$0.id] ?? OutputTrack($0, in: movie) }
         return (try MovieOutput.write(writer, into: output, options: options), flattened)
     }
 
-    /// Copies the base layer of every sample of `track` to `data`; the table of the copies (one sample a chunk,
-    /// times and flags as they were) and what was dropped.
-    static func baseLayers(of track: Track, in movie: Movie, into data: OutputFile) throws -> (SampleTable, Flattened) {
+    /// `track`'s boxes (rebuilt for a fragmented source) with the stereo boxes gone and `table`'s sizes, reading
+    /// its samples from `data`.
+    static func replacement(for track: Track, in movie: Movie, table: SampleTable, data: ByteSource) throws -> OutputTrack {
+        var trak = track.box
+        try removeStereoBoxes(from: &trak)
+        var replacement = OutputTrack(track, in: movie)
+        if let refusal = replacement.refusal { throw KeepTrackError.unsupported("track \(track.id): \(refusal)") }
+        replacement.trak = try withEntries(of: trak, in: replacement.trak)
+        try replacement.trak.modifySampleTable { children in
+            var stsz = SampleSizeBox()
+            stsz.sampleCount = UInt32(table.sampleCount)
+            stsz.sizes = table.sizes
+            let rebuilt = Box(type: "stsz", bytes: try stsz.encoded())
+            guard let index = children.firstIndex(where: { $0.type == "stsz" || $0.type == "stz2" }) else {
+                throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id) has no stsz")
+            }
+            children[index] = rebuilt
+        }
+        replacement.table = table
+        replacement.data = data
+        return replacement
+    }
+
+    /// Hands the base layer of every sample of `track` to `append` (which returns where it put them); the
+    /// table of the copies (one sample a chunk, times and flags as they were) and what was dropped.
+    static func baseLayers(of track: Track, in movie: Movie, append: ([UInt8]) throws -> UInt64) throws -> (SampleTable, Flattened) {
         guard let entry = track.sampleEntries.first(where: { $0.first("lhvC") != nil }), let hvcC = entry.first("hvcC") else {
             throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id): an lhvC without an hvcC")
         }
@@ -116,8 +130,7 @@ public enum StereoFlatten {
                 throw KeepTrackError.malformed(path: track.path, offset: sample.offset,
                                                reason: "track \(track.id) sample \(sample.index + 1) has no base-layer NAL unit: flattening would leave it empty")
             }
-            offsets.append(data.position)
-            try data.write(kept)
+            offsets.append(try append(kept))
             sizes.append(UInt32(kept.count))
             report.bytesBefore += UInt64(sample.size)
             report.bytesAfter += UInt64(kept.count)

@@ -3,7 +3,7 @@
 /// Nothing is written to disk.
 enum FuzzTargets {
     /// Parser, track model, inspect report, lint, the remux planner and the in-memory edits of fix,
-    /// strip-spatial, select and extract, all on one input (what the regression tests replay). Returns the errors that are not a `KeepTrackError` (each
+    /// strip-spatial, select, extract and flatten-stereo, all on one input (what the regression tests replay). Returns the errors that are not a `KeepTrackError` (each
     /// one a bug: bad input must end in a value or a KeepTrackError).
     @discardableResult
     static func exercise(_ bytes: [UInt8]) -> [any Error] {
@@ -23,6 +23,8 @@ enum FuzzTargets {
     /// The layouts and edits after the model, each one of the fuzzer's targets.
     enum Target: Hashable, CaseIterable {
         case passThrough, lint, fix, stripSpatial, stripSpatialAllowingSilence, select, extract
+        /// flatten-stereo's NAL walk and new sample entry, its base layers kept in memory.
+        case flattenStereo
         /// The inspect report, text and JSON: on every execution it was a third of a valid movie's cost.
         case report
         /// Fragments a tool moved without updating them: the evidence search, the movie read through
@@ -110,6 +112,21 @@ enum FuzzTargets {
         }
         for makeEdit in edits {
             unexpected += [attempt { if let edit = try makeEdit() { try layOut(edit.writer()) } }].compactMap { $0 }
+        }
+        if runs(.flattenStereo) {
+            for track in StereoFlatten.stereoTracks(movie).prefix(2) {
+                unexpected += [attempt {
+                    var bytes: [UInt8] = []
+                    let (table, _) = try StereoFlatten.baseLayers(of: track, in: movie) { kept in
+                        defer { bytes += kept }
+                        return UInt64(bytes.count)
+                    }
+                    let flat = try StereoFlatten.replacement(for: track, in: movie, table: table, data: MemoryByteSource(bytes))
+                    var writer = MovieWriter(passingThrough: movie)
+                    writer.tracks = movie.tracks.map { $0.id == track.id ? flat : OutputTrack($0, in: movie) }
+                    try layOut(writer)
+                }].compactMap { $0 }
+            }
         }
         if runs(.extract) {
             for track in movie.tracks.prefix(4) {
