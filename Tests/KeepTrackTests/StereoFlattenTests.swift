@@ -71,7 +71,8 @@ final class StereoFlattenTests: XCTestCase {
     }
 
     /// Nothing stereo: reported, nothing written. A sample whose NAL length runs past it, and one left with
-    /// no base-layer unit: exit 65 naming the sample's byte offset, nothing written.
+    /// no base-layer unit: exit 65 naming the sample's byte offset, nothing written. An lhvC whose NAL length
+    /// size differs from hvcC's: exit 65 naming the lhvC.
     func testRefusalsLeaveNothingBehind() throws {
         let folder = TemporaryFolder()
         let flat = try AudioFactsTests.wild("eyevinn-mp4ff/prog_8s.mp4")
@@ -97,6 +98,18 @@ final class StereoFlattenTests: XCTestCase {
             if unit.layer == 0 { noBase[position + 5] |= 1 << 3 }
             position += unit.bytes.count
         }
+        // lhvC's lengthSizeMinusOne (the low bits of its fifth byte) made 1 (2-byte lengths) against hvcC's 3.
+        var lengths = bytes
+        let lhvC = try XCTUnwrap((4..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == Array("lhvC".utf8) })
+        XCTAssertEqual(lengths[lhvC + 8] & 3, 3, "the file's lhvC says 4-byte lengths")
+        lengths[lhvC + 8] = lengths[lhvC + 8] & ~3 | 1
+        let mismatched = folder.path("lengths.mp4")
+        try Data(lengths).write(to: URL(fileURLWithPath: mismatched))
+        let refused = runCLI(["flatten-stereo", mismatched, folder.path("lengths-flat.mp4")])
+        XCTAssertEqual(refused.code, 65, refused.out + refused.error)
+        XCTAssertTrue(refused.error.contains("at byte \(lhvC - 4)") && refused.error.contains("lhvC says 2-byte NAL lengths, hvcC 4-byte"), refused.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("lengths-flat.mp4")))
+
         for (label, variant) in [("overrun", overrun), ("no-base", noBase)] {
             let damaged = folder.path("\(label).mp4"), output = folder.path("\(label)-flat.mp4")
             try Data(variant).write(to: URL(fileURLWithPath: damaged))

@@ -113,6 +113,12 @@ public enum StereoFlatten {
             throw KeepTrackError.malformed(path: track.path, offset: hvcC.offset, reason: "hvcC of \(configuration.count) bytes (at least 23)")
         }
         let lengthSize = Int(configuration[21] & 3) + 1
+        // Both layers' NAL units carry length fields of one size; a second record saying otherwise leaves the
+        // samples ambiguous, and a guess would cut them wrongly.
+        if let lhvC = entry.first("lhvC"), lhvC.payload.count >= 5, Int(lhvC.payload[4] & 3) + 1 != lengthSize {
+            throw KeepTrackError.malformed(path: track.path, offset: lhvC.offset,
+                                           reason: "track \(track.id): lhvC says \(Int(lhvC.payload[4] & 3) + 1)-byte NAL lengths, hvcC \(lengthSize)-byte")
+        }
         let source = OutputTrack(track, in: movie)
         let old = source.table
         var sizes: [UInt32] = [], offsets: [UInt64] = [], stsc: [UInt32] = []
