@@ -228,8 +228,6 @@ extension Reframer {
         return (frames, nil)
     }
 
-    /// Whether every decoded frame of `video` fits in `budget` bytes (4:2:0; two bytes a sample for HEVC,
-    /// which may be 10-bit).
     /// How many frames the analysis decodes ahead of itself: those it keeps anyway cost nothing more to queue;
     /// otherwise about 64 MiB of pictures, at least 4.
     static func decodeAhead(orientation: DisplayOrientation, codecID: AVCodecID, retained: Bool) -> Int {
@@ -238,6 +236,8 @@ extension Reframer {
         return min(256, max(4, (64 << 20) / max(frameBytes, 1)))
     }
 
+    /// Whether every decoded frame of `video` fits in `budget` bytes (4:2:0; two bytes a sample for HEVC,
+    /// which may be 10-bit).
     static func framesFit(_ video: Track, orientation: DisplayOrientation, budget: Int, codecID: AVCodecID) -> Bool {
         let bytesPerSample = codecID == AV_CODEC_ID_H264 ? 1 : 2
         let frameBytes = Double(orientation.storedWidth * orientation.storedHeight * bytesPerSample) * 1.5
