@@ -70,6 +70,30 @@ final class StereoFlattenTests: XCTestCase {
         }
     }
 
+    /// The whole wild corpus as a folder run: the two MV-HEVC movies are flattened, the one movie the reader
+    /// refuses (a `free` box of size 3) fails with 65 naming the box, and every other movie (fragmented,
+    /// encrypted, audio-only) is reported as having no stereo video; nothing else is written.
+    func testTheWildCorpusAsAFolderFlattensOnlyTheStereoMovies() throws {
+        let wild = try RealFixtures.require(WildCorpusTests.folder.path)
+        let folder = TemporaryFolder()
+        let report = folder.path("report.json")
+        let run = runCLI(["flatten-stereo", wild, "--recursive", "--out-dir", folder.path("out"), "--report", report])
+        XCTAssertEqual(run.code, 65, "the worst exit seen: the malformed movie's")
+        XCTAssertTrue(run.error.contains("sample_malformed_free_box.mp4: malformed input: free at byte 32"), run.error)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let rows = try XCTUnwrap(object["rows"] as? [[String: Any]])
+        XCTAssertGreaterThanOrEqual(rows.count, 36, "every .mov/.mp4/.m4a/.3gp of the corpus")
+        func names(_ action: String) -> Set<String> {
+            Set(rows.filter { $0["action"] as? String == action }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } })
+        }
+        XCTAssertEqual(names("flattened"), ["stereo_spatial.mp4", "water_180_mvhevc_5frames.mov"])
+        let failed = rows.filter { ($0["exitCode"] as? Int ?? 0) != 0 }.compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        XCTAssertEqual(failed, ["sample_malformed_free_box.mp4"])
+        XCTAssertEqual(rows.filter { $0["action"] as? String == "none" }.count, rows.count - 3)
+        let written = FileManager.default.enumerator(atPath: folder.path("out"))?.compactMap { $0 as? String }.filter { $0.hasSuffix(".mp4") || $0.hasSuffix(".mov") }
+        XCTAssertEqual(Set((written ?? []).map { ($0 as NSString).lastPathComponent }), ["stereo_spatial.mp4", "water_180_mvhevc_5frames.mov"])
+    }
+
     /// Nothing stereo: reported, nothing written. A sample whose NAL length runs past it, and one left with
     /// no base-layer unit: exit 65 naming the sample's byte offset, nothing written. An lhvC whose NAL length
     /// size differs from hvcC's: exit 65 naming the lhvC.
