@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh" flatten
 ffmpeg -v error -nostdin -y -f lavfi -i testsrc2=size=1920x1080:rate=30:duration=20 \
     -c:v libx265 -preset ultrafast -b:v 30M -x265-params log-level=error -tag:v hvc1 "$work/plain.mp4"
-# An lhvC (empty configuration) after hvcC: moov is last, so no chunk offset moves; only the sizes of the
+# An lhvC (no parameter sets) after hvcC: moov is last, so no chunk offset moves; only the sizes of the
 # boxes holding it grow.
 python3 - "$work/plain.mp4" "$work/stereo.mp4" <<'PY'
 import struct, sys
@@ -22,7 +22,9 @@ for wanted, skip in ((b"moov", 0), (b"trak", 0), (b"mdia", 0), (b"minf", 0), (b"
     at, size, kind = next(b for b in boxes(start, end) if b[2] == wanted)
     path.append(at)
     start, end = at + 8 + skip, at + size
-lhvc = struct.pack(">I4s", 8 + 23, b"lhvC") + bytes(23)
+# version 1, no segmentation or parallelism, 4-byte NAL lengths (as hvcC), no parameter-set arrays
+payload = bytes([0x01, 0xF0, 0x00, 0xFC, 0xCB, 0x00])
+lhvc = struct.pack(">I4s", 8 + len(payload), b"lhvC") + payload
 for at in path:
     struct.pack_into(">I", data, at, struct.unpack(">I", data[at:at + 4])[0] + len(lhvc))
 data[end:end] = lhvc
@@ -37,9 +39,9 @@ rm -f "$work/check.mp4"
 echo "## flatten-stereo vs remux vs cp vs ffmpeg -c copy"
 echo
 echo "keeptrack flatten-stereo and remux read their output back and fsync it before renaming; cp and ffmpeg"
-echo "do neither. flatten-stereo also reads every video sample into memory to walk its NAL units and writes"
-echo "the kept ones to a temporary data file first. The flattened output decodes to the same frames (ffmpeg"
-echo "framecrc, checked before timing). Outputs removed before every run (not timed)."
+echo "do neither. flatten-stereo also reads every video sample once to walk its NAL units, then copies the"
+echo "kept ranges from the input like remux copies samples. The flattened output decodes to the same frames"
+echo "(ffmpeg framecrc, checked before timing). Outputs removed before every run (not timed)."
 echo
 python3 bench/measure.py --runs "$RUNS" --baseline "cp" --title "20 s of 1080p HEVC with an lhvC ($size bytes)" \
     --before "rm -f $work/out-*" \

@@ -54,25 +54,21 @@ public enum StereoFlatten {
         -> (summary: MovieOutput.Summary, flattened: [Flattened])? {
         let stereo = stereoTracks(movie)
         guard !stereo.isEmpty else { return nil }
-        // The base layers' bytes go to an anonymous file beside the output, read by the writer like a source.
-        let data = try OutputFile(destination: output.destination + ".base-view", overwrite: true)
-        defer { data.discard() }
+        // The base layers are ranges of the movie's own bytes, which the writer copies from where they are.
         var flattened: [Flattened] = []
-        var tables: [SampleTable] = []
-        for track in stereo {
-            let (table, report) = try baseLayers(of: track, in: movie) { bytes in
-                let at = data.position
-                try data.write(bytes)
-                return at
-            }
-            tables.append(table)
-            flattened.append(report)
-        }
-        try data.finishWriting()  // every byte in the file before it is read back
-        let written = try FileByteSource(path: data.temporaryPath)
         var replacements: [UInt32: OutputTrack] = [:]
-        for (track, table) in zip(stereo, tables) {
-            replacements[track.id] = try replacement(for: track, in: movie, table: table, data: written)
+        for track in stereo {
+            let spliced = SplicedByteSource(base: OutputTrack(track, in: movie).data)
+            let (table, report) = try baseLayers(of: track, in: movie) { ranges in
+                var start: UInt64?
+                for range in ranges {
+                    let at = try spliced.append(offset: range.offset, length: range.length)
+                    start = start ?? at
+                }
+                return start ?? spliced.size
+            }
+            replacements[track.id] = try replacement(for: track, in: movie, table: table, data: spliced)
+            flattened.append(report)
         }
         var writer = MovieWriter(passingThrough: movie, options: options.writer)
         writer.tracks = movie.tracks.map { replacements[$0.id] ?? OutputTrack($0, in: movie) }
@@ -102,9 +98,11 @@ public enum StereoFlatten {
         return replacement
     }
 
-    /// Hands the base layer of every sample of `track` to `append` (which returns where it put them); the
-    /// table of the copies (one sample a chunk, times and flags as they were) and what was dropped.
-    static func baseLayers(of track: Track, in movie: Movie, append: ([UInt8]) throws -> UInt64) throws -> (SampleTable, Flattened) {
+    /// Hands where the base layer of every sample of `track` is (ranges of the track's data, length fields
+    /// and all) to `append`, which returns where it puts them; the table of the copies (one sample a chunk,
+    /// times and flags as they were) and what was dropped.
+    static func baseLayers(of track: Track, in movie: Movie,
+                           append: ([(offset: UInt64, length: UInt64)]) throws -> UInt64) throws -> (SampleTable, Flattened) {
         guard let entry = track.sampleEntries.first(where: { $0.first("lhvC") != nil }), let hvcC = entry.first("hvcC") else {
             throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id): an lhvC without an hvcC")
         }
@@ -131,15 +129,16 @@ public enum StereoFlatten {
             let kept = try baseLayer(of: bytes, lengthSize: lengthSize, dropped: &report.droppedUnits) {
                 KeepTrackError.malformed(path: track.path, offset: sample.offset,
                                          reason: "track \(track.id) sample \(sample.index + 1): \($0)")
-            }
+            }.map { (offset: sample.offset + UInt64($0.lowerBound), length: UInt64($0.count)) }
             guard !kept.isEmpty else {
                 throw KeepTrackError.malformed(path: track.path, offset: sample.offset,
                                                reason: "track \(track.id) sample \(sample.index + 1) has no base-layer NAL unit: flattening would leave it empty")
             }
+            let keptSize = kept.reduce(0) { $0 + $1.length }
             offsets.append(try append(kept))
-            sizes.append(UInt32(kept.count))
+            sizes.append(UInt32(keptSize))
             report.bytesBefore += UInt64(sample.size)
-            report.bytesAfter += UInt64(kept.count)
+            report.bytesAfter += keptSize
             if stsc.count < 3 || stsc[stsc.count - 1] != sample.descriptionIndex {
                 stsc += [UInt32(offsets.count), 1, sample.descriptionIndex]
             }
@@ -153,11 +152,10 @@ public enum StereoFlatten {
         return (table, report)
     }
 
-    /// The NAL units of layer 0 in one length-prefixed sample, each with its length field as it was.
-    /// `failure` names what is wrong when a length runs past the sample.
-    static func baseLayer(of sample: [UInt8], lengthSize: Int, dropped: inout Int, failure: (String) -> KeepTrackError) throws -> [UInt8] {
-        var kept: [UInt8] = []
-        kept.reserveCapacity(sample.count)
+    /// Where the NAL units of layer 0 are in one length-prefixed sample, each with its length field, adjacent
+    /// ones joined. `failure` names what is wrong when a length runs past the sample.
+    static func baseLayer(of sample: [UInt8], lengthSize: Int, dropped: inout Int, failure: (String) -> KeepTrackError) throws -> [Range<Int>] {
+        var kept: [Range<Int>] = []
         var position = 0
         while position < sample.count {
             guard sample.count - position >= lengthSize else {
@@ -170,7 +168,11 @@ public enum StereoFlatten {
             }
             let layer = Int(sample[start] & 1) << 5 | Int(sample[start + 1] >> 3)
             if layer == 0 {
-                kept += sample[position..<(start + length)]
+                if let last = kept.last, last.upperBound == position {
+                    kept[kept.count - 1] = last.lowerBound..<(start + length)
+                } else {
+                    kept.append(position..<(start + length))
+                }
             } else {
                 dropped += 1
             }

@@ -23,7 +23,7 @@ enum FuzzTargets {
     /// The layouts and edits after the model, each one of the fuzzer's targets.
     enum Target: Hashable, CaseIterable {
         case passThrough, lint, fix, stripSpatial, stripSpatialAllowingSilence, select, extract
-        /// flatten-stereo's NAL walk and new sample entry, its base layers kept in memory.
+        /// flatten-stereo's NAL walk, spliced base layers and new sample entry.
         case flattenStereo
         /// The inspect report, text and JSON: on every execution it was a third of a valid movie's cost.
         case report
@@ -116,12 +116,14 @@ enum FuzzTargets {
         if runs(.flattenStereo) {
             for track in StereoFlatten.stereoTracks(movie).prefix(2) {
                 unexpected += [attempt {
-                    var bytes: [UInt8] = []
-                    let (table, _) = try StereoFlatten.baseLayers(of: track, in: movie) { kept in
-                        defer { bytes += kept }
-                        return UInt64(bytes.count)
+                    let spliced = SplicedByteSource(base: movie.source)
+                    let (table, _) = try StereoFlatten.baseLayers(of: track, in: movie) { ranges in
+                        let start = spliced.size
+                        for range in ranges { try spliced.append(offset: range.offset, length: range.length) }
+                        return start
                     }
-                    let flat = try StereoFlatten.replacement(for: track, in: movie, table: table, data: MemoryByteSource(bytes))
+                    _ = try spliced.read(at: 0, count: Int(min(spliced.size, 4096)))
+                    let flat = try StereoFlatten.replacement(for: track, in: movie, table: table, data: spliced)
                     var writer = MovieWriter(passingThrough: movie)
                     writer.tracks = movie.tracks.map { $0.id == track.id ? flat : OutputTrack($0, in: movie) }
                     try layOut(writer)

@@ -107,6 +107,13 @@ final class FileAppender {
     /// Runs up to `gatherLimit` long are read into a buffer that goes out with the next write, copy of a
     /// longer run, `finishWriting()` or `commit()`: read the file back only after `finishWriting()`.
     func copy(from source: ByteSource, offset: UInt64, length: UInt64, buffer: inout [UInt8]) throws {
+        if let spliced = source as? SplicedByteSource {
+            // Each range straight from the source it is a range of (copy_file_range where that is a file).
+            for piece in try spliced.pieces(at: offset, length: length) {
+                try copy(from: spliced.base, offset: piece.offset, length: piece.length, buffer: &buffer)
+            }
+            return
+        }
         var remaining = length
         var sourceOffset = offset
         if source is ZeroByteSource {
