@@ -70,6 +70,54 @@ final class StereoFlattenTests: XCTestCase {
         }
     }
 
+    /// What `ffmpeg -c copy` makes of spatial video: every byte of the second view kept, `lhvC` dropped. lint
+    /// warns (`stereo-layer-undescribed`), flatten-stereo removes those units all the same (checked against the
+    /// test's own NAL walk over the bytes ffprobe locates, and ffmpeg's decoded frames), and the result lints
+    /// clean; the original MV-HEVC and plain HEVC get no such warning.
+    func testASecondViewCopiedWithoutItsDescriptionIsFoundByLintAndRemoved() throws {
+        let folder = TemporaryFolder()
+        for name in [StereoVideoTests.spatial, StereoVideoTests.water] {
+            let original = try AudioFactsTests.wild(name)
+            let copied = folder.path("ffmpeg-copy.mov"), output = folder.path("flat.mov")
+            XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", original, "-c", "copy", "-map", "0", copied])?.code, 0)
+            let copiedBytes = [UInt8](try fileBytes(copied))
+            XCTAssertNil(StereoVideoTests.scannedPayload("lhvC", in: copiedBytes), "\(name): ffmpeg drops lhvC")
+            func rules(_ path: String) throws -> [String] {
+                let run = runCLI(["lint", "--json", path])
+                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any], run.out)
+                return (object["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+            }
+            XCTAssertEqual(try rules(copied), ["stereo-layer-undescribed"], name)
+            XCTAssertEqual(try rules(original), [], "\(name): the second view is described")
+
+            let run = runCLI(["flatten-stereo", copied, output, "--force"])
+            XCTAssertEqual(run.code, 0, run.error)
+            XCTAssertTrue(run.out.contains("the sample entry had no lhvC"), run.out)
+            let outputBytes = [UInt8](try fileBytes(output))
+            let before = try Self.packets(copied), after = try Self.packets(output)
+            XCTAssertEqual(after.count, before.count, name)
+            for (old, new) in zip(before, after) {
+                let oldAt = try XCTUnwrap(Int(old[3])), oldSize = try XCTUnwrap(Int(old[2]))
+                let newAt = try XCTUnwrap(Int(new[3])), newSize = try XCTUnwrap(Int(new[2]))
+                let units = try XCTUnwrap(Self.units(copiedBytes[oldAt..<oldAt + oldSize]))
+                XCTAssertTrue(units.contains { $0.layer > 0 }, "\(name): ffmpeg's copy still holds the second view")
+                XCTAssertEqual(Array(outputBytes[newAt..<newAt + newSize]), units.filter { $0.layer == 0 }.flatMap(\.bytes), name)
+            }
+            // The same frames at the same times as ffmpeg's copy (whose times are ffmpeg's: on water_180 its copy
+            // moves them), and the same pictures as the original.
+            let frames = { (path: String) in runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-f", "framecrc", "-"])?.out }
+            let pictures = { (path: String) in frames(path)?.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last ?? "" } }
+            XCTAssertEqual(frames(output), try XCTUnwrap(frames(copied)), "\(name): ffmpeg's copy's frames")
+            XCTAssertEqual(pictures(output), try XCTUnwrap(pictures(original)), "\(name): the original's pictures")
+            XCTAssertEqual(try rules(output), [], name)
+        }
+        XCTAssertEqual(try { () throws -> [String] in
+            let run = runCLI(["lint", "--json", try AudioFactsTests.wild("androidx-media/h265_with_metadata_track.mp4")])
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.out.utf8)) as? [String: Any])
+            return (object["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }.filter { $0 == "stereo-layer-undescribed" }
+        }(), [], "plain HEVC")
+    }
+
     /// The whole wild corpus as a folder run: the two MV-HEVC movies are flattened, the one movie the reader
     /// refuses (a `free` box of size 3) fails with 65 naming the box, and every other movie (fragmented,
     /// encrypted, audio-only) is reported as having no stereo video; nothing else is written.

@@ -33,6 +33,8 @@ public struct LintRule: Sendable, Equatable {
         explanation: "Fragments' tfhd base data offsets point where the fragments were before a tool grew the file in front of them (ffmpeg's +global_sidx, taggers such as mutagen or AtomicParsley): read as recorded, the samples are other bytes (ffmpeg decodes garbage). `fix` rewrites the offsets (in place or into a new file).")
     public static let fragmentIndexStale = LintRule(id: "fragment-index-stale", severity: .warning,
         explanation: "The fragment index (mfra/tfra) points where the fragments were before a tool moved them (mutagen and AtomicParsley move fragments without updating it): players that seek with it land elsewhere. The samples read right; `fix` rewrites the entries.")
+    public static let secondLayerUndescribed = LintRule(id: "stereo-layer-undescribed", severity: .warning,
+        explanation: "HEVC samples carry a second view (NAL units of layer 1) that the sample entry no longer describes (no lhvC): spatial video whose samples a tool copied without their description (ffmpeg -c copy does). Players show the base view; the rest is dead weight. `flatten-stereo` removes it without re-encoding.")
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
@@ -52,7 +54,7 @@ public struct LintRule: Sendable, Equatable {
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
                                          danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing,
-                                         unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, malformed]
+                                         unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, malformed]
 }
 
 /// One problem found in one movie.

@@ -52,6 +52,12 @@ public enum Linter {
                 }
             }
         }
+        for track in movie.tracks {
+            if let units = StereoFlatten.undescribedSecondLayer(track, in: movie) {
+                findings.append(LintFinding(rule: .secondLayerUndescribed, trackIDs: [track.id],
+                    message: "track \(track.id): its first sample carries \(units) NAL unit(s) of a second HEVC layer that no lhvC describes (a stereo view copied without its description); flatten-stereo removes them"))
+            }
+        }
         if let warning = MediaDataAccount(movie: movie).warning {
             findings.append(LintFinding(rule: .unreferencedMediaData, message: warning))
         }

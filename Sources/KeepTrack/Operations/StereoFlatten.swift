@@ -19,8 +19,11 @@ public enum StereoFlatten {
         public var bytesAfter: UInt64
         /// NAL units of layers above 0 dropped.
         public var droppedUnits: Int
-        /// The eye the base view shows, when the file says (`stri`, Apple's default left otherwise).
-        public var eye: String
+        /// The eye the base view shows: as `stri` says, Apple's default (left) for an `lhvC` without it, nil when
+        /// nothing described the second view.
+        public var eye: String?
+        /// The sample entry described the second layer (`lhvC`); false for one a tool left undescribed.
+        public var described: Bool
     }
 
     /// `flatten-stereo` on one file: writes `output` with every stereo track flattened; nothing when there is none.
@@ -34,7 +37,8 @@ public enum StereoFlatten {
             let written = try OutputFile.write(to: output, overwrite: overwrite, inputs: [input]) { try write(movie, to: $0) }
             guard let (summary, flattened) = written else { throw KeepTrackError.io("the stereo tracks went while writing") }
             let described = flattened.map {
-                "track \($0.trackID) flattened to 2D (the base view, \($0.eye) eye): \($0.samples) samples, \($0.droppedUnits) NAL units of the second view dropped, \($0.bytesAfter) of \($0.bytesBefore) bytes kept; \(removedBoxes.joined(separator: ", ")) removed"
+                "track \($0.trackID) flattened to 2D (the base view\($0.eye.map { ", \($0) eye" } ?? "")): \($0.samples) samples, \($0.droppedUnits) NAL units of the second view dropped, \($0.bytesAfter) of \($0.bytesBefore) bytes kept; "
+                    + ($0.described ? "\(removedBoxes.joined(separator: ", ")) removed" : "the sample entry had no lhvC (a stereo view copied without its description)")
             }
             var outcome = BatchOutcome(path: input, action: "flattened", result: "wrote \(output): " + described.joined(separator: "; "), exitCode: ExitCode.ok)
             outcome.notes = summary.notes
@@ -44,9 +48,27 @@ public enum StereoFlatten {
         }
     }
 
-    /// The tracks to flatten: video whose sample entries carry a second HEVC layer (`lhvC`).
+    /// The tracks to flatten: video whose sample entries describe a second HEVC layer (`lhvC`), and HEVC video
+    /// whose samples carry one that nothing describes any more (`undescribedSecondLayer`).
     public static func stereoTracks(_ movie: Movie) -> [Track] {
-        movie.tracks.filter { track in track.kind == .video && track.sampleEntries.contains { $0.first("lhvC") != nil } }
+        movie.tracks.filter { track in
+            track.kind == .video && (track.sampleEntries.contains { $0.first("lhvC") != nil } || undescribedSecondLayer(track, in: movie) != nil)
+        }
+    }
+
+    /// NAL units of layers above 0 in the first sample of an HEVC track whose sample entry has no `lhvC`: spatial
+    /// video whose samples a tool copied without their description (`ffmpeg -c copy` keeps every byte of the second
+    /// view and drops `lhvC`, `vexu` and `hfov`). Nil when there are none, or the sample cannot be read or walked
+    /// (lint and flatten look at one sample: the second view is in every one).
+    public static func undescribedSecondLayer(_ track: Track, in movie: Movie) -> Int? {
+        guard track.kind == .video, let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
+              entry.first("lhvC") == nil, let hvcC = entry.first("hvcC"), hvcC.payload.count >= 23,
+              let sample = track.sampleTable.samples.first(where: { _ in true }), sample.size > 0, sample.size <= 64 << 20,
+              let bytes = try? movie.source.read(at: sample.offset, count: Int(sample.size)) else { return nil }
+        var dropped = 0
+        guard (try? baseLayer(of: bytes, lengthSize: Int(hvcC.payload[21] & 3) + 1, dropped: &dropped) { _ in KeepTrackError.io("") }) != nil,
+              dropped > 0 else { return nil }
+        return dropped
     }
 
     /// Writes `movie` to `output` with every stereo track flattened; nil (nothing written) when there is none.
@@ -103,8 +125,9 @@ public enum StereoFlatten {
     /// times and flags as they were) and what was dropped.
     static func baseLayers(of track: Track, in movie: Movie,
                            append: ([(offset: UInt64, length: UInt64)]) throws -> UInt64) throws -> (SampleTable, Flattened) {
-        guard let entry = track.sampleEntries.first(where: { $0.first("lhvC") != nil }), let hvcC = entry.first("hvcC") else {
-            throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id): an lhvC without an hvcC")
+        guard let entry = track.sampleEntries.first(where: { $0.first("lhvC") != nil }) ?? track.sampleEntries.first,
+              let hvcC = entry.first("hvcC") else {
+            throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id): a second HEVC layer without an hvcC")
         }
         let configuration = hvcC.payload
         guard configuration.count >= 23 else {
@@ -122,8 +145,9 @@ public enum StereoFlatten {
         var sizes: [UInt32] = [], offsets: [UInt64] = [], stsc: [UInt32] = []
         sizes.reserveCapacity(old.sampleCount)
         offsets.reserveCapacity(old.sampleCount)
+        let described = entry.first("lhvC") != nil
         var report = Flattened(trackID: track.id, samples: old.sampleCount, bytesBefore: 0, bytesAfter: 0, droppedUnits: 0,
-                               eye: track.stereo.map { $0.eyeViewsReversed ? "right" : "left" } ?? "left")
+                               eye: track.stereo.map { $0.eyeViewsReversed ? "right" : "left" } ?? (described ? "left" : nil), described: described)
         for sample in old.samples {
             let bytes = try source.data.read(at: sample.offset, count: Int(sample.size))
             let kept = try baseLayer(of: bytes, lengthSize: lengthSize, dropped: &report.droppedUnits) {
