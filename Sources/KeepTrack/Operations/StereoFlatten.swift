@@ -58,17 +58,25 @@ public enum StereoFlatten {
 
     /// NAL units of layers above 0 in the first sample of an HEVC track whose sample entry has no `lhvC`: spatial
     /// video whose samples a tool copied without their description (`ffmpeg -c copy` keeps every byte of the second
-    /// view and drops `lhvC`, `vexu` and `hfov`). Nil when there are none, or the sample cannot be read or walked
-    /// (lint and flatten look at one sample: the second view is in every one).
+    /// view and drops `lhvC`, `vexu` and `hfov`). Nil when there are none, or the sample cannot be walked. Only the
+    /// units' length fields and headers are read (a few bytes each, not a keyframe's megabytes): lint runs this
+    /// on every HEVC movie of a library.
     public static func undescribedSecondLayer(_ track: Track, in movie: Movie) -> Int? {
         guard track.kind == .video, let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
               entry.first("lhvC") == nil, let hvcC = entry.first("hvcC"), hvcC.payload.count >= 23,
-              let sample = track.sampleTable.samples.first(where: { _ in true }), sample.size > 0, sample.size <= 64 << 20,
-              let bytes = try? movie.source.read(at: sample.offset, count: Int(sample.size)) else { return nil }
-        var dropped = 0
-        guard (try? baseLayer(of: bytes, lengthSize: Int(hvcC.payload[21] & 3) + 1, dropped: &dropped) { _ in KeepTrackError.io("") }) != nil,
-              dropped > 0 else { return nil }
-        return dropped
+              let sample = track.sampleTable.samples.first(where: { _ in true }) else { return nil }
+        let lengthSize = Int(hvcC.payload[21] & 3) + 1
+        var position: UInt64 = 0, units = 0, upper = 0
+        while position < UInt64(sample.size), units < 256 {
+            guard UInt64(sample.size) - position >= UInt64(lengthSize + 2),
+                  let head = try? movie.source.read(at: sample.offset + position, count: lengthSize + 2) else { return nil }
+            let length = head[0..<lengthSize].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard length >= 2, length <= UInt64(sample.size) - position - UInt64(lengthSize) else { return nil }
+            if Int(head[lengthSize] & 1) << 5 | Int(head[lengthSize + 1] >> 3) > 0 { upper += 1 }
+            units += 1
+            position += UInt64(lengthSize) + length
+        }
+        return upper > 0 ? upper : nil
     }
 
     /// Writes `movie` to `output` with every stereo track flattened; nil (nothing written) when there is none.
