@@ -16,9 +16,13 @@ enum FlattenStereoCommand {
         second as a layer many players and editors mishandle. Every sample keeps only its NAL units of layer 0
         (the base view, the left eye unless the file's stri says the views are reversed), byte for byte, and the
         sample entry loses lhvC and vexu/eyes (hfov and a vexu/proj projection, true of the one view, stay);
-        times, sync samples, edit lists and every other track and box pass through. The output is what every HEVC decoder already shows of the source (ffmpeg decodes the
-        same frames from both). Exit 65 (nothing written) for a sample whose NAL lengths run past it or that
-        holds no base-layer unit. A file without stereo video is reported and nothing is written for it.
+        times, sync samples, edit lists and every other track and box pass through. The output is what every
+        HEVC decoder already shows of the source (ffmpeg decodes the same frames from both).
+        Exit 65 (nothing written) for a sample whose NAL lengths run past it or that holds no base-layer unit,
+        and for an lhvC whose NAL length size differs from hvcC's. HEVC whose samples still carry a second view
+        with no lhvC left to describe it (what ffmpeg -c copy makes of spatial video; lint:
+        stereo-layer-undescribed) is flattened the same way. A file without stereo video is reported and
+        nothing is written for it.
         \(BatchRun.discussion)
         """
     ) { invocation, console in
