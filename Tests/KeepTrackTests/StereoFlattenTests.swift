@@ -118,6 +118,45 @@ final class StereoFlattenTests: XCTestCase {
         }(), [], "plain HEVC")
     }
 
+    /// A second layer whose parameter sets are in `hvcC` is described there (and decodable, as an alpha layer must
+    /// be): not reported, not flattened. Made from ffmpeg's copy by relabelling its hvcC's SPS as
+    /// layer 1; the record's arrays are read as the bytes say (`layersWithParameterSets`, against the test's reading).
+    func testALayerWhoseParameterSetsAreInHvcCIsLeftAlone() throws {
+        let folder = TemporaryFolder()
+        let original = try AudioFactsTests.wild(StereoVideoTests.water)
+        let originalBytes = [UInt8](try fileBytes(original))
+        XCTAssertEqual(StereoFlatten.layersWithParameterSets(configuration: try XCTUnwrap(StereoVideoTests.scannedPayload("hvcC", in: originalBytes)), arraysAt: 22),
+                       [0, 0, 0, 0], "VPS, SPS, PPS and SEI of the base layer")
+        XCTAssertEqual(StereoFlatten.layersWithParameterSets(configuration: try XCTUnwrap(StereoVideoTests.scannedPayload("lhvC", in: originalBytes)), arraysAt: 5),
+                       [1, 1], "the second view's SPS and PPS")
+        XCTAssertNil(StereoFlatten.layersWithParameterSets(configuration: [1, 2, 3], arraysAt: 22))
+
+        let copied = folder.path("ffmpeg-copy.mov")
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-y", "-i", original, "-c", "copy", "-map", "0", copied])?.code, 0)
+        var bytes = [UInt8](try fileBytes(copied))
+        let hvcC = try XCTUnwrap((4..<(bytes.count - 4)).first { Array(bytes[$0..<$0 + 4]) == Array("hvcC".utf8) }) + 4
+        // Walk the arrays (they start 22 bytes into the payload) to the SPS (type 33) and set its layer to 1.
+        var at = hvcC + 23
+        var relabelled = false
+        for _ in 0..<bytes[hvcC + 22] {
+            let type = bytes[at] & 63, count = Int(bytes[at + 1]) << 8 | Int(bytes[at + 2])
+            at += 3
+            for _ in 0..<count {
+                let length = Int(bytes[at]) << 8 | Int(bytes[at + 1])
+                if type == 33 { bytes[at + 3] |= 1 << 3; relabelled = true }
+                at += 2 + length
+            }
+        }
+        XCTAssertTrue(relabelled)
+        let described = folder.path("described.mov")
+        try Data(bytes).write(to: URL(fileURLWithPath: described))
+        let lint = runCLI(["lint", described])
+        XCTAssertFalse(lint.out.contains("stereo-layer-undescribed"), lint.out)
+        let run = runCLI(["flatten-stereo", described, folder.path("flat.mov")])
+        XCTAssertEqual(run.code, 0, run.error)
+        XCTAssertTrue(run.out.contains("no stereo (MV-HEVC) video track: nothing written"), run.out)
+    }
+
     /// The whole wild corpus as a folder run: the two MV-HEVC movies are flattened, the one movie the reader
     /// refuses (a `free` box of size 3) fails with 65 naming the box, and every other movie (fragmented,
     /// encrypted, audio-only) is reported as having no stereo video; nothing else is written.

@@ -34,7 +34,7 @@ public struct LintRule: Sendable, Equatable {
     public static let fragmentIndexStale = LintRule(id: "fragment-index-stale", severity: .warning,
         explanation: "The fragment index (mfra/tfra) points where the fragments were before a tool moved them (mutagen and AtomicParsley move fragments without updating it): players that seek with it land elsewhere. The samples read right; `fix` rewrites the entries.")
     public static let secondLayerUndescribed = LintRule(id: "stereo-layer-undescribed", severity: .warning,
-        explanation: "HEVC samples carry a second view (NAL units of layer 1) that the sample entry no longer describes (no lhvC): spatial video whose samples a tool copied without their description (ffmpeg -c copy does). Players show the base view; the rest is dead weight. `flatten-stereo` removes it without re-encoding.")
+        explanation: "HEVC samples carry a second view (NAL units of layer 1) whose description is gone (no lhvC, its parameter sets neither in hvcC nor in the sample): spatial video whose samples a tool copied without their description (ffmpeg -c copy does). Players show the base view; the rest is dead weight. `flatten-stereo` removes it without re-encoding.")
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 

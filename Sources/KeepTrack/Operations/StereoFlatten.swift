@@ -56,14 +56,18 @@ public enum StereoFlatten {
         }
     }
 
-    /// NAL units of layers above 0 in the first sample of an HEVC track whose sample entry has no `lhvC`: spatial
-    /// video whose samples a tool copied without their description (`ffmpeg -c copy` keeps every byte of the second
-    /// view and drops `lhvC`, `vexu` and `hfov`). Nil when there are none, or the sample cannot be walked. Only the
-    /// units' length fields and headers are read (a few bytes each, not a keyframe's megabytes): lint runs this
-    /// on every HEVC movie of a library.
+    /// NAL units of layers above 0 in the first sample of an HEVC track whose sample entry has no `lhvC` and whose
+    /// parameter sets for those layers are nowhere (neither in `hvcC` nor in the sample): spatial video whose
+    /// samples a tool copied without their description (`ffmpeg -c copy` keeps every byte of the second view and
+    /// drops `lhvC`, `vexu` and `hfov`), a layer no decoder can decode any more. A layer whose parameter sets are
+    /// there is decodable and not counted: an auxiliary layer such as the alpha of Apple's HEVC with alpha must
+    /// carry its sets somewhere (no such file was at hand to see where). Nil when
+    /// there are none, or the sample cannot be walked. Only the units' length fields and headers are read (a few
+    /// bytes each, not a keyframe's megabytes): lint runs this on every HEVC movie of a library.
     public static func undescribedSecondLayer(_ track: Track, in movie: Movie) -> Int? {
         guard track.kind == .video, let entry = track.sampleEntries.first, entry.type == "hvc1" || entry.type == "hev1",
               entry.first("lhvC") == nil, let hvcC = entry.first("hvcC"), hvcC.payload.count >= 23,
+              let inConfiguration = layersWithParameterSets(configuration: hvcC.payload, arraysAt: 22), inConfiguration.allSatisfy({ $0 == 0 }),
               let sample = track.sampleTable.samples.first(where: { _ in true }) else { return nil }
         let lengthSize = Int(hvcC.payload[21] & 3) + 1
         var position: UInt64 = 0, units = 0, upper = 0
@@ -72,11 +76,36 @@ public enum StereoFlatten {
                   let head = try? movie.source.read(at: sample.offset + position, count: lengthSize + 2) else { return nil }
             let length = head[0..<lengthSize].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             guard length >= 2, length <= UInt64(sample.size) - position - UInt64(lengthSize) else { return nil }
-            if Int(head[lengthSize] & 1) << 5 | Int(head[lengthSize + 1] >> 3) > 0 { upper += 1 }
+            if Int(head[lengthSize] & 1) << 5 | Int(head[lengthSize + 1] >> 3) > 0 {
+                // A VPS, SPS or PPS of the layer in the sample itself: described in-band.
+                if (32...34).contains(Int(head[lengthSize] >> 1) & 63) { return nil }
+                upper += 1
+            }
             units += 1
             position += UInt64(lengthSize) + length
         }
         return upper > 0 ? upper : nil
+    }
+
+    /// The `nuh_layer_id` of every parameter set in an HEVC configuration record's arrays (`hvcC`: they start at
+    /// byte 22, `lhvC`: at byte 5); nil when the arrays run past the record.
+    static func layersWithParameterSets(configuration: [UInt8], arraysAt start: Int) -> [Int]? {
+        guard start < configuration.count else { return nil }
+        var layers: [Int] = []
+        var at = start + 1
+        for _ in 0..<configuration[start] {
+            guard at + 3 <= configuration.count else { return nil }
+            let count = Int(configuration[at + 1]) << 8 | Int(configuration[at + 2])
+            at += 3
+            for _ in 0..<count {
+                guard at + 2 <= configuration.count else { return nil }
+                let length = Int(configuration[at]) << 8 | Int(configuration[at + 1])
+                guard length >= 2, at + 2 + length <= configuration.count else { return nil }
+                layers.append(Int(configuration[at + 2] & 1) << 5 | Int(configuration[at + 3] >> 3))
+                at += 2 + length
+            }
+        }
+        return layers
     }
 
     /// Writes `movie` to `output` with every stereo track flattened; nil (nothing written) when there is none.
