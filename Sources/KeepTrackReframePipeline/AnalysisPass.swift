@@ -232,16 +232,17 @@ extension Reframer {
     /// otherwise about 64 MiB of pictures, at least 4.
     static func decodeAhead(orientation: DisplayOrientation, codecID: AVCodecID, retained: Bool) -> Int {
         if retained { return 256 }
-        let frameBytes = orientation.storedWidth * orientation.storedHeight * (codecID == AV_CODEC_ID_H264 ? 1 : 2) * 3 / 2
-        return min(256, max(4, (64 << 20) / max(frameBytes, 1)))
+        return min(256, max(4, Int(Double(64 << 20) / max(decodedFrameBytes(orientation: orientation, codecID: codecID), 1))))
     }
 
-    /// Whether every decoded frame of `video` fits in `budget` bytes (4:2:0; two bytes a sample for HEVC,
-    /// which may be 10-bit).
+    /// Bytes of one decoded 4:2:0 picture (two bytes a sample for HEVC, which may be 10-bit).
+    static func decodedFrameBytes(orientation: DisplayOrientation, codecID: AVCodecID) -> Double {
+        Double(orientation.storedWidth * orientation.storedHeight * (codecID == AV_CODEC_ID_H264 ? 1 : 2)) * 1.5
+    }
+
+    /// Whether every decoded frame of `video` fits in `budget` bytes.
     static func framesFit(_ video: Track, orientation: DisplayOrientation, budget: Int, codecID: AVCodecID) -> Bool {
-        let bytesPerSample = codecID == AV_CODEC_ID_H264 ? 1 : 2
-        let frameBytes = Double(orientation.storedWidth * orientation.storedHeight * bytesPerSample) * 1.5
-        return frameBytes * Double(video.sampleTable.sampleCount) <= Double(budget)
+        decodedFrameBytes(orientation: orientation, codecID: codecID) * Double(video.sampleTable.sampleCount) <= Double(budget)
     }
 
     /// `detect`: run the detectors (not when a plan is given); `keep`: keep the decoded frames when they fit

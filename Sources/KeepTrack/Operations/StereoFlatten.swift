@@ -70,20 +70,19 @@ public enum StereoFlatten {
               let inConfiguration = layersWithParameterSets(configuration: hvcC.payload, arraysAt: 22), inConfiguration.allSatisfy({ $0 == 0 }),
               let sample = track.sampleTable.samples.first(where: { _ in true }) else { return nil }
         let lengthSize = Int(hvcC.payload[21] & 3) + 1
-        var position: UInt64 = 0, units = 0, upper = 0
-        while position < UInt64(sample.size), units < 256 {
-            guard UInt64(sample.size) - position >= UInt64(lengthSize + 2),
-                  let head = try? movie.source.read(at: sample.offset + position, count: lengthSize + 2) else { return nil }
-            let length = head[0..<lengthSize].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            guard length >= 2, length <= UInt64(sample.size) - position - UInt64(lengthSize) else { return nil }
-            if Int(head[lengthSize] & 1) << 5 | Int(head[lengthSize + 1] >> 3) > 0 {
+        var units = 0, upper = 0, describedInBand = false
+        let walked: Void? = try? walkUnits(size: Int(sample.size), lengthSize: lengthSize,
+                                           head: { ArraySlice(try movie.source.read(at: sample.offset + UInt64($0), count: $1)) },
+                                           failure: { KeepTrackError.io($0) }) { unit in
+            if unit.layer > 0 {
                 // A VPS, SPS or PPS of the layer in the sample itself: described in-band.
-                if (32...34).contains(Int(head[lengthSize] >> 1) & 63) { return nil }
+                if (32...34).contains(unit.type) { describedInBand = true; return false }
                 upper += 1
             }
             units += 1
-            position += UInt64(lengthSize) + length
+            return units < 256
         }
+        guard walked != nil, !describedInBand else { return nil }
         return upper > 0 ? upper : nil
     }
 
@@ -117,8 +116,9 @@ public enum StereoFlatten {
         var flattened: [Flattened] = []
         var replacements: [UInt32: OutputTrack] = [:]
         for track in stereo {
-            let spliced = SplicedByteSource(base: OutputTrack(track, in: movie).data)
-            let (table, report) = try baseLayers(of: track, in: movie) { ranges in
+            let source = OutputTrack(track, in: movie)  // a fragmented track's table is rebuilt once, here
+            let spliced = SplicedByteSource(base: source.data)
+            let (table, report) = try baseLayers(of: track, source: source) { ranges in
                 var start: UInt64?
                 for range in ranges {
                     let at = try spliced.append(offset: range.offset, length: range.length)
@@ -126,7 +126,7 @@ public enum StereoFlatten {
                 }
                 return start ?? spliced.size
             }
-            replacements[track.id] = try replacement(for: track, in: movie, table: table, data: spliced)
+            replacements[track.id] = try replacement(for: track, source: source, table: table, data: spliced)
             flattened.append(report)
         }
         var writer = MovieWriter(passingThrough: movie, options: options.writer)
@@ -134,12 +134,12 @@ public enum StereoFlatten {
         return (try MovieOutput.write(writer, into: output, options: options), flattened)
     }
 
-    /// `track`'s boxes (rebuilt for a fragmented source) with the stereo boxes gone and `table`'s sizes, reading
-    /// its samples from `data`.
-    static func replacement(for track: Track, in movie: Movie, table: SampleTable, data: ByteSource) throws -> OutputTrack {
+    /// `source` (`track` as the writer would copy it: rebuilt for a fragmented track) with the stereo boxes gone
+    /// and `table`'s sizes, reading its samples from `data`.
+    static func replacement(for track: Track, source: OutputTrack, table: SampleTable, data: ByteSource) throws -> OutputTrack {
         var trak = track.box
         try removeStereoBoxes(from: &trak)
-        var replacement = OutputTrack(track, in: movie)
+        var replacement = source
         if let refusal = replacement.refusal { throw KeepTrackError.unsupported("track \(track.id): \(refusal)") }
         replacement.trak = try withEntries(of: trak, in: replacement.trak)
         try replacement.trak.modifySampleTable { children in
@@ -160,24 +160,24 @@ public enum StereoFlatten {
     /// Hands where the base layer of every sample of `track` is (ranges of the track's data, length fields
     /// and all) to `append`, which returns where it puts them; the table of the copies (one sample a chunk,
     /// times and flags as they were) and what was dropped.
-    static func baseLayers(of track: Track, in movie: Movie,
+    static func baseLayers(of track: Track, source: OutputTrack,
                            append: ([(offset: UInt64, length: UInt64)]) throws -> UInt64) throws -> (SampleTable, Flattened) {
         guard let entry = track.sampleEntries.first(where: { $0.first("lhvC") != nil }) ?? track.sampleEntries.first,
               let hvcC = entry.first("hvcC") else {
             throw KeepTrackError.malformed(path: track.path, offset: track.box.offset, reason: "track \(track.id): a second HEVC layer without an hvcC")
         }
         let configuration = hvcC.payload
+        let entryPath = "\(track.path)/mdia/minf/stbl/stsd/\(entry.type)"
         guard configuration.count >= 23 else {
-            throw KeepTrackError.malformed(path: track.path, offset: hvcC.offset, reason: "hvcC of \(configuration.count) bytes (at least 23)")
+            throw KeepTrackError.malformed(path: entryPath + "/hvcC", offset: hvcC.offset, reason: "track \(track.id): hvcC of \(configuration.count) bytes (at least 23)")
         }
         let lengthSize = Int(configuration[21] & 3) + 1
         // Both layers' NAL units carry length fields of one size; a second record saying otherwise leaves the
         // samples ambiguous, and a guess would cut them wrongly.
         if let lhvC = entry.first("lhvC"), lhvC.payload.count >= 5, Int(lhvC.payload[4] & 3) + 1 != lengthSize {
-            throw KeepTrackError.malformed(path: track.path, offset: lhvC.offset,
+            throw KeepTrackError.malformed(path: entryPath + "/lhvC", offset: lhvC.offset,
                                            reason: "track \(track.id): lhvC says \(Int(lhvC.payload[4] & 3) + 1)-byte NAL lengths, hvcC \(lengthSize)-byte")
         }
-        let source = OutputTrack(track, in: movie)
         let old = source.table
         var sizes: [UInt32] = [], offsets: [UInt64] = [], stsc: [UInt32] = []
         sizes.reserveCapacity(old.sampleCount)
@@ -213,31 +213,47 @@ public enum StereoFlatten {
         return (table, report)
     }
 
+    /// One NAL unit of a length-prefixed sample: where it starts (its length field) and ends, its type and layer.
+    struct Unit {
+        var start: Int, end: Int, type: Int, layer: Int
+    }
+
+    /// Walks the NAL units of a length-prefixed sample of `size` bytes, reading only each unit's length field and
+    /// 2-byte header through `head(position, count)`; `visit` returns false to stop. Throws what `failure` makes of
+    /// a length that runs past the sample.
+    static func walkUnits(size: Int, lengthSize: Int, head: (Int, Int) throws -> ArraySlice<UInt8>,
+                          failure: (String) -> KeepTrackError, visit: (Unit) throws -> Bool) throws {
+        var position = 0
+        while position < size {
+            guard size - position >= lengthSize + 2 else {
+                throw failure("\(size - position) bytes left at byte \(position), less than a \(lengthSize)-byte NAL length and a header")
+            }
+            let bytes = try head(position, lengthSize + 2)
+            let length = bytes.prefix(lengthSize).reduce(0) { $0 << 8 | Int($1) }
+            let start = position + lengthSize
+            guard length >= 2, length <= size - start else {
+                throw failure("a NAL unit of \(length) bytes at byte \(position) (\(size - start) left, at least 2 needed)")
+            }
+            let header = bytes.dropFirst(lengthSize)
+            let first = Int(header[header.startIndex]), second = Int(header[header.startIndex + 1])
+            guard try visit(Unit(start: position, end: start + length, type: first >> 1 & 63, layer: (first & 1) << 5 | second >> 3)) else { return }
+            position = start + length
+        }
+    }
+
     /// Where the NAL units of layer 0 are in one length-prefixed sample, each with its length field, adjacent
     /// ones joined. `failure` names what is wrong when a length runs past the sample.
     static func baseLayer(of sample: [UInt8], lengthSize: Int, dropped: inout Int, failure: (String) -> KeepTrackError) throws -> [Range<Int>] {
         var kept: [Range<Int>] = []
-        var position = 0
-        while position < sample.count {
-            guard sample.count - position >= lengthSize else {
-                throw failure("\(sample.count - position) bytes left at byte \(position), less than a \(lengthSize)-byte NAL length")
-            }
-            let length = sample[position..<(position + lengthSize)].reduce(0) { $0 << 8 | Int($1) }
-            let start = position + lengthSize
-            guard length >= 2, length <= sample.count - start else {
-                throw failure("a NAL unit of \(length) bytes at byte \(position) (\(sample.count - start) left, at least 2 needed)")
-            }
-            let layer = Int(sample[start] & 1) << 5 | Int(sample[start + 1] >> 3)
-            if layer == 0 {
-                if let last = kept.last, last.upperBound == position {
-                    kept[kept.count - 1] = last.lowerBound..<(start + length)
-                } else {
-                    kept.append(position..<(start + length))
-                }
-            } else {
+        try walkUnits(size: sample.count, lengthSize: lengthSize, head: { sample[$0..<($0 + $1)] }, failure: failure) { unit in
+            if unit.layer > 0 {
                 dropped += 1
+            } else if let last = kept.last, last.upperBound == unit.start {
+                kept[kept.count - 1] = last.lowerBound..<unit.end
+            } else {
+                kept.append(unit.start..<unit.end)
             }
-            position = start + length
+            return true
         }
         return kept
     }

@@ -116,14 +116,15 @@ enum FuzzTargets {
         if runs(.flattenStereo) {
             for track in StereoFlatten.stereoTracks(movie).prefix(2) {
                 unexpected += [attempt {
-                    let spliced = SplicedByteSource(base: movie.source)
-                    let (table, _) = try StereoFlatten.baseLayers(of: track, in: movie) { ranges in
+                    let source = OutputTrack(track, in: movie)
+                    let spliced = SplicedByteSource(base: source.data)
+                    let (table, _) = try StereoFlatten.baseLayers(of: track, source: source) { ranges in
                         let start = spliced.size
                         for range in ranges { try spliced.append(offset: range.offset, length: range.length) }
                         return start
                     }
                     _ = try spliced.read(at: 0, count: Int(min(spliced.size, 4096)))
-                    let flat = try StereoFlatten.replacement(for: track, in: movie, table: table, data: spliced)
+                    let flat = try StereoFlatten.replacement(for: track, source: source, table: table, data: spliced)
                     var writer = MovieWriter(passingThrough: movie)
                     writer.tracks = movie.tracks.map { $0.id == track.id ? flat : OutputTrack($0, in: movie) }
                     try layOut(writer)
