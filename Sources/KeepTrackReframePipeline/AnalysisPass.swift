@@ -52,6 +52,9 @@ final class DecodeAhead: @unchecked Sendable {
 /// which the decoder placed in `arena` (`PictureArena`: fewer, cheaper page faults than a fresh pool buffer each).
 final class RetainedFrames: @unchecked Sendable {
     private var frames: [(index: Int, time: Int64, frame: UnsafeMutablePointer<AVFrame>?)] = []
+    /// The analysis appends while an encoding pass that started early takes (`ReleasedPath`).
+    private let condition = NSCondition()
+    private var complete = false
     let arena: PictureArena?
 
     /// `arena`: room for the clip's pictures, for the decoder (nil: its own pool).
@@ -63,19 +66,32 @@ final class RetainedFrames: @unchecked Sendable {
                      bytesPerSample: codecID == AV_CODEC_ID_H264 ? 1 : 2)
     }
 
-    var count: Int { frames.count }
-
     func append(index: Int, time: Int64, frame: UnsafePointer<AVFrame>) throws {
         guard let clone = av_frame_clone(frame) else { throw KeepTrackError.io("out of memory keeping a decoded frame") }
-        frames.append((index, time, clone))
+        condition.withLock {
+            frames.append((index, time, clone))
+            condition.broadcast()
+        }
     }
 
-    /// The frame at `position` (in decoding order, which is presentation order) with its index and time;
-    /// the caller owns and frees the frame. Nil once taken.
-    func take(_ position: Int) -> (index: Int, time: Int64, frame: UnsafeMutablePointer<AVFrame>)? {
-        guard position < frames.count, let frame = frames[position].frame else { return nil }
+    /// No more frames come (the analysis ended, or failed).
+    func finishAppending() {
+        condition.withLock {
+            complete = true
+            condition.broadcast()
+        }
+    }
+
+    /// The entry at `position` (in decoding order, which is presentation order) once the analysis has kept it,
+    /// with its frame, which the caller now owns and frees (nil if taken before); nil after the last one.
+    func take(_ position: Int) -> (index: Int, time: Int64, frame: UnsafeMutablePointer<AVFrame>?)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while position >= frames.count && !complete { condition.wait() }
+        guard position < frames.count else { return nil }
+        let entry = frames[position]
         frames[position].frame = nil
-        return (frames[position].index, frames[position].time, frame)
+        return entry
     }
 
     deinit {
@@ -139,6 +155,11 @@ extension Reframer {
             return (found.map { analysedFrames[$0] }, uncertain)
         }
     }
+
+    /// Told, on the analysis thread, each time the analysis has passed another cut for good: the analysis so
+    /// far (frame times, cuts, motion and colours up to here), how many shown frames the complete shots before
+    /// that cut hold, and the detections on them. Their path will not change (`ShotRelease`).
+    typealias ShotsComplete = (_ analysis: Analysis, _ frames: Int, _ samples: [DetectionSample]) throws -> Void
 
     /// A decoded frame whose time the sample table does not have: analyse every frame instead.
     struct TimelineMismatch: Error {}
@@ -248,13 +269,14 @@ extension Reframer {
     /// `detect`: run the detectors (not when a plan is given); `keep`: keep the decoded frames when they fit
     /// (not when nothing is encoded). The frames analysed, and so the plan, are the same either way.
     static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
-                        outputPixels: Int, detect: Bool = true, keep: Bool = true, progress: (Int, Double) -> Void) throws -> Analysis {
+                        outputPixels: Int, detect: Bool = true, keep: Bool = true, shotsComplete: ShotsComplete? = nil,
+                        progress: (Int, Double) -> Void) throws -> Analysis {
         let timeline = timeline(of: video)
         let codecID = try DecoderConfiguration.make(for: video).codecID
         func pass(_ timeline: PresentationTimeline?, referencedOnly: Bool, retain: Bool) throws -> Analysis {
             try analyse(movie, video, orientation: orientation, options: options, outputPixels: outputPixels,
                         timeline: timeline, referencedOnly: referencedOnly, decodeEverything: retain, keep: retain && keep,
-                        detect: detect, progress: progress)
+                        detect: detect, shotsComplete: timeline == nil ? nil : shotsComplete, progress: progress)
         }
         // A clip that fits in memory, of pictures small enough that keeping them costs less than decoding them
         // again (`ReframeOptions.retainedPictureLimit`): decode every frame once, at full quality, and keep them for the encoder.
@@ -275,16 +297,26 @@ extension Reframer {
 
     static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions, outputPixels: Int,
                         timeline: PresentationTimeline?, referencedOnly: Bool, decodeEverything: Bool, keep: Bool, detect: Bool,
-                        progress: (Int, Double) -> Void) throws -> Analysis {
+                        shotsComplete: ShotsComplete?, progress: (Int, Double) -> Void) throws -> Analysis {
         var analysis = Analysis()
         analysis.timeline = timeline
         (analysis.shown, analysis.editListNote) = shownFrames(of: video)
         let shown = analysis.shown
+        let timescale = Double(max(video.mediaHeader.timescale, 1))
+        if let timeline {
+            analysis.mediaFrameTimes = timeline.times.map { Double($0) / timescale }
+            analysis.frameTimes = shown.times
+        }
         let codecID = try DecoderConfiguration.make(for: video).codecID
         let retained = keep ? RetainedFrames(arena: RetainedFrames.arena(for: video, orientation: orientation, codecID: codecID)) : nil
+        analysis.retained = retained
+        defer { retained?.finishAppending() }
+        /// Analysed positions of differences large enough for a cut, not yet settled; the shown frames released.
+        var cutCandidates: [Int] = []
+        var released = 0
+        let shotDetector = ShotDetector()
         let preview = options.previewOutput == nil ? nil
             : PreviewCapture(tiles: ContactSheet.tiles, frameCount: shown.shown.count, orientation: orientation)
-        let timescale = Double(max(video.mediaHeader.timescale, 1))
         let frameRate = video.video?.frameRate ?? 30
         let every = max(1, Int((frameRate / max(options.detectionsPerSecond, 0.1)).rounded()))
         var scaler: DetectionScaler?
@@ -375,6 +407,7 @@ extension Reframer {
             } ?? 0
             if let previousHistogram, difference >= cutThreshold {
                 analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
+                cutCandidates.append(analysis.analysedFrames.count)
             }
             previousHistogram = histogram
             previousThumbnail = current
@@ -402,6 +435,20 @@ extension Reframer {
             // the same on every run whatever the threads' timing.
             while schedule!.learnt <= detections.submitted - BackgroundDetections.lag {
                 schedule!.learn(detections.state(after: schedule!.learnt).known)
+            }
+            // A cut is settled once the differences around it are known (`ShotDetector.neighbourhood`): the shots
+            // before it are complete, and every detection on them has been learnt (the loop above).
+            if let shotsComplete, let first = cutCandidates.first, analysis.differences.count > first + shotDetector.neighbourhood {
+                let known = analysis.differences.count
+                cutCandidates.removeAll { known > $0 + shotDetector.neighbourhood }
+                if let last = shotDetector.cuts(differences: analysis.differences).last(where: { known > $0 + shotDetector.neighbourhood }) {
+                    let frames = analysis.analysedFrames[last]
+                    // Each release plans every shot before it again: let the released part grow by a quarter at least.
+                    if frames > released, frames - released >= released / 4 {
+                        released = frames
+                        try shotsComplete(analysis, frames, detections.samples(before: frames))
+                    }
+                }
             }
             var still = false
             if schedule!.needsStillness(frame: index), !lastThumbnail.isEmpty {
@@ -442,14 +489,9 @@ extension Reframer {
             if decodedFrames % 10 == 0 { progress(frameNumber + 1, Date().timeIntervalSince(started)) }
         }
         let finished = try detections.finish()
-        if let timeline {
-            analysis.mediaFrameTimes = timeline.times.map { Double($0) / timescale }
-            analysis.frameTimes = shown.times
-        }
         analysis.samples = finished.samples
         analysis.detectionSeconds = finished.seconds
         analysis.detectionLooks.aroundFacesLost = finished.regionsLost
-        analysis.retained = retained
         analysis.preview = preview
         return analysis
     }

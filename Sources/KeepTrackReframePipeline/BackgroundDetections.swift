@@ -162,6 +162,12 @@ final class BackgroundDetections: @unchecked Sendable {
         }
     }
 
+    /// The finished detections on frames before `frame`, in frame order (the analysis asks once it has learnt
+    /// every detection it submitted, so none before `frame` is missing).
+    func samples(before frame: Int) -> [DetectionSample] {
+        condition.withLock { samples.filter { $0.frameIndex < frame }.sorted { $0.frameIndex < $1.frameIndex } }
+    }
+
     /// Waits for every submitted picture; samples in frame order, the detector's busy time, and how many
     /// detections around faces lost one (and looked at the whole picture).
     func finish() throws -> (samples: [DetectionSample], seconds: Double, regionsLost: Int) {

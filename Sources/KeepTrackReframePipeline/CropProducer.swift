@@ -9,35 +9,32 @@ import KeepTrackFraming
 /// and the cut moved back to the first one that belongs to the new shot. Frames the edit list hides are
 /// encoded too (the output keeps the edit list), cropped like the shown frame nearest them (`ShownFrames.standIn`).
 final class CropProducer: @unchecked Sendable {
-    let movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff
+    let movie: Movie, video: Track, cropper: FrameCropper, handoff: FrameHandoff
+    /// The planned path, released shot by shot when the encoding runs beside the analysis.
+    let paths: ReleasedPath
     let timeline: PresentationTimeline?
     /// Which frames are shown: the path has one entry per shown frame.
     let shown: ShownFrames
-    let uncertainCuts: [UncertainCut]
     let retained: RetainedFrames?
-    /// Renders the frames of `fit` shots (nil when every shot follows).
-    let fitter: FitRenderer?
-    /// Renders the frames of `split` shots (nil when no shot is split).
-    let splitter: SplitRenderer?
+    /// Renders the frames of `fit` shots, made when the first one comes.
+    private var fitter: FitRenderer?
+    /// Renders the frames of `split` shots, made when the first one comes.
+    private var splitter: SplitRenderer?
     /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
     private(set) var movedCuts: [(planned: Int, actual: Int)] = []
     /// Signalled when the thread has stopped touching the decoder and the cropper.
     let done = DispatchSemaphore(value: 0)
 
-    init(movie: Movie, video: Track, path: CropPath, cropper: FrameCropper, handoff: FrameHandoff,
-         timeline: PresentationTimeline?, shown: ShownFrames, uncertainCuts: [UncertainCut], retained: RetainedFrames? = nil,
-         fitter: FitRenderer? = nil, splitter: SplitRenderer? = nil) {
+    init(movie: Movie, video: Track, paths: ReleasedPath, cropper: FrameCropper, handoff: FrameHandoff,
+         timeline: PresentationTimeline?, shown: ShownFrames, retained: RetainedFrames? = nil) {
         self.shown = shown
         self.retained = retained
-        self.fitter = fitter
-        self.splitter = splitter
         self.movie = movie
         self.video = video
-        self.path = path
+        self.paths = paths
         self.cropper = cropper
         self.handoff = handoff
         self.timeline = timeline
-        self.uncertainCuts = uncertainCuts
     }
 
     struct Stopped: Error {}
@@ -47,8 +44,23 @@ final class CropProducer: @unchecked Sendable {
 
     func run() {
         var nextIndex = 0
-        var pendingCuts = uncertainCuts[...]
+        /// The path released so far, and the cuts between analysed frames not yet passed.
+        var known: CropPath?
+        var pendingCuts: ArraySlice<UncertainCut> = []
+        /// The furthest frame planned so far: cuts up to it are settled.
+        var passed = -1
         let bitDepth = cropper.bytesPerSample == 2 ? 10 : 8
+        /// The path once it covers frame `index`.
+        func path(covering index: Int) throws -> CropPath {
+            if let known, index < known.offsets.count { return known }
+            guard let released = paths.waitFor(frame: index) else { throw Stopped() }
+            guard index < released.path.offsets.count else {
+                throw KeepTrackError.io("the planned path has \(released.path.offsets.count) frames; the encoding pass reached frame \(index + 1)")
+            }
+            known = released.path
+            pendingCuts = released.uncertainCuts.filter { $0.firstAfter > passed }[...]
+            return released.path
+        }
         func handle(_ frame: UnsafePointer<AVFrame>, _ time: Int64) throws {
             // With the sample table's timeline a frame the decoder could not produce is simply missing;
             // a frame at a time the table does not list next (a damaged table) is counted instead.
@@ -59,8 +71,10 @@ final class CropProducer: @unchecked Sendable {
             }
             // The shown frame whose crop and layout this one takes: itself, or for a hidden frame the nearest shown one.
             var planned = shown.standIn(forFrame: frameIndex)
+            _ = try path(covering: planned)
             let isShown = shown.position(ofFrame: frameIndex) != nil
             while let cut = pendingCuts.first, cut.firstAfter <= planned { pendingCuts.removeFirst() }
+            passed = max(passed, planned)
             if isShown, let cut = pendingCuts.first, cut.skipped.contains(planned) {
                 if movedCuts.last?.planned == cut.firstAfter
                     || cut.belongsToNewShot(FrameOperations.lumaHistogram(frame, bitDepth: bitDepth)) {
@@ -68,14 +82,24 @@ final class CropProducer: @unchecked Sendable {
                     planned = cut.firstAfter
                 }
             }
+            let current = try path(covering: planned)
             let prepared: UnsafeMutablePointer<AVFrame>
-            let layout = path.layout(frame: planned)
-            if let fitter, layout == .fit {
-                prepared = try fitter.prepare(frame, time: time)
-            } else if let splitter, layout == .split, let windows = path.split(frame: planned) {
-                prepared = try splitter.prepare(frame, windows: windows, time: time)
+            let layout = current.layout(frame: planned)
+            if layout == .fit {
+                if fitter == nil {
+                    fitter = try FitRenderer(orientation: cropper.orientation, output: cropper.output, sourceFormat: cropper.sourceFormat,
+                                             outputFormat: cropper.outputFormat)
+                }
+                prepared = try fitter!.prepare(frame, time: time)
+            } else if layout == .split, let windows = current.split(frame: planned) {
+                if splitter == nil {
+                    splitter = try SplitRenderer(orientation: cropper.orientation,
+                                                 geometry: Reframer.splitGeometry(crop: cropper.crop, output: cropper.output),
+                                                 sourceFormat: cropper.sourceFormat, outputFormat: cropper.outputFormat)
+                }
+                prepared = try splitter!.prepare(frame, windows: windows, time: time)
             } else {
-                let rect = path.rect(frame: planned)
+                let rect = current.rect(frame: planned)
                 prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
             }
             guard handoff.put(prepared) else { throw Stopped() }
@@ -84,10 +108,12 @@ final class CropProducer: @unchecked Sendable {
         }
         do {
             if let retained {
-                for position in 0..<retained.count {
-                    guard let kept = retained.take(position) else { continue }
-                    defer { var owned: UnsafeMutablePointer<AVFrame>? = kept.frame; av_frame_free(&owned) }
-                    try handle(kept.frame, kept.time)
+                var position = 0
+                while let kept = retained.take(position) {
+                    position += 1
+                    guard let frame = kept.frame else { continue }
+                    defer { var owned: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&owned) }
+                    try handle(frame, kept.time)
                 }
             } else {
                 try Reframer.decode(movie, video, body: handle)

@@ -58,58 +58,106 @@ extension Reframer {
         var framesEncoded = 0
     }
 
-    /// The second pass: decode again (or take the frames the analysis kept), crop each frame at its planned
-    /// position, encode, and append the encoded frames to `dataFile`. Decoding and cropping run on their own
-    /// thread, a few frames ahead of the encoder. Cuts the decoder saw elsewhere than planned move in `path`.
+    /// The second pass, after the analysis: decode again (or take the frames the analysis kept), crop each
+    /// frame at its planned position, encode, and append the encoded frames to `dataFile`. Cuts the decoder
+    /// saw elsewhere than planned move in `path`.
     static func encodePass(movie: Movie, video: Track, analysis: Analysis, path: inout CropPath, uncertainCuts: [UncertainCut],
-                           cropper: FrameCropper, encoder: VideoEncoder, into dataFile: OutputFile,
+                           cropper: FrameCropper, encoder: VideoEncoder, into dataFile: OutputFile, retained: RetainedFrames?,
                            progress: (ReframeProgress) -> Void) throws -> EncodePassResult {
-        var result = EncodePassResult()
-        let encodeStarted = Date()
-        let collect = { (packet: EncodedVideoPacket) throws in
+        let run = EncodingRun(movie: movie, video: video, analysis: analysis, paths: ReleasedPath(whole: path, uncertainCuts: uncertainCuts),
+                              cropper: cropper, encoder: encoder, into: dataFile, retained: retained)
+        let result = try run.wait(totalFrames: analysis.mediaFrameTimes.count, progress: progress)
+        for (planned, actual) in run.movedCuts { path.moveCut(from: planned, to: actual) }
+        return result
+    }
+}
+
+/// An encoding pass on threads of its own: the producer decodes again (or takes the frames the analysis kept)
+/// and crops each frame where the released path says, a few frames ahead of the encoder, which appends the
+/// encoded frames to the data file. It may start while the analysis still runs (`ReleasedPath`).
+final class EncodingRun: @unchecked Sendable {
+    private let handoff = FrameHandoff(capacity: 8)
+    private let producer: CropProducer
+    private let encoder: VideoEncoder
+    private let dataFile: OutputFile
+    private let paths: ReleasedPath
+    private let retained: RetainedFrames?
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result = Reframer.EncodePassResult()
+    private var failure: Error?
+    /// Frames encoded so far, for progress.
+    private var encodedCount = 0
+    let started = Date()
+
+    init(movie: Movie, video: Track, analysis: Reframer.Analysis, paths: ReleasedPath, cropper: FrameCropper,
+         encoder: VideoEncoder, into dataFile: OutputFile, retained: RetainedFrames?) {
+        self.encoder = encoder
+        self.dataFile = dataFile
+        self.paths = paths
+        self.retained = retained
+        producer = CropProducer(movie: movie, video: video, paths: paths, cropper: cropper, handoff: handoff,
+                                timeline: analysis.timeline, shown: analysis.shown, retained: retained)
+        let producing = Thread { [producer] in producer.run() }
+        producing.stackSize = 8 << 20
+        producing.name = "keeptrack.crop"
+        producing.start()
+        let encoding = Thread { [self] in encode() }
+        encoding.stackSize = 8 << 20
+        encoding.name = "keeptrack.encode"
+        encoding.start()
+    }
+
+    private func encode() {
+        var result = Reframer.EncodePassResult()
+        let collect = { [dataFile] (packet: EncodedVideoPacket) throws in
             let sample = VideoParameterSets.lengthPrefixed(annexB: packet.bytes)
             try dataFile.write(sample)
             result.samples.append(EncodedVideoSample(size: UInt32(sample.count), decodeTime: packet.decodeTime,
                                                      presentationTime: packet.presentationTime, isSync: packet.isKey))
         }
-        let handoff = FrameHandoff(capacity: 8)
-        // Shots shown whole (`fit`) are rendered at the cropper's output size and formats.
-        let fitter = path.layouts.contains(.fit)
-            ? try FitRenderer(orientation: cropper.orientation, output: cropper.output, sourceFormat: cropper.sourceFormat,
-                              outputFormat: cropper.outputFormat)
-            : nil
-        // Shots of two people stacked (`split`): their windows scaled into the halves.
-        let splitter = path.layouts.contains(.split)
-            ? try SplitRenderer(orientation: cropper.orientation,
-                                geometry: splitGeometry(crop: cropper.crop, output: cropper.output),
-                                sourceFormat: cropper.sourceFormat, outputFormat: cropper.outputFormat)
-            : nil
-        let producer = CropProducer(movie: movie, video: video, path: path, cropper: cropper, handoff: handoff,
-                                    timeline: analysis.timeline, shown: analysis.shown, uncertainCuts: uncertainCuts, retained: analysis.retained, fitter: fitter,
-                                    splitter: splitter)
-        let thread = Thread { producer.run() }
-        thread.stackSize = 8 << 20
-        thread.start()
-        var frameIndex = 0
         do {
             while let prepared = try handoff.take() {
                 defer { var owned: UnsafeMutablePointer<AVFrame>? = prepared; av_frame_free(&owned) }
                 try encoder.encode(prepared, body: collect)
-                frameIndex += 1
-                if frameIndex % 5 == 0 {
-                    progress(ReframeProgress(phase: .encoding, frames: frameIndex, totalFrames: analysis.mediaFrameTimes.count,
-                                             seconds: Date().timeIntervalSince(encodeStarted)))
-                }
+                result.framesEncoded += 1
+                lock.withLock { encodedCount = result.framesEncoded }
             }
             producer.done.wait()
+            try encoder.encode(nil, body: collect)
         } catch {
             handoff.cancel()
             producer.done.wait()
-            throw error
+            lock.withLock { failure = error }
         }
-        try encoder.encode(nil, body: collect)
-        for (planned, actual) in producer.movedCuts { path.moveCut(from: planned, to: actual) }
-        result.framesEncoded = frameIndex
-        return result
+        lock.withLock { self.result = result }
+        finished.signal()
+    }
+
+    /// Frames gone into the encoder so far.
+    var framesEncoded: Int { lock.withLock { encodedCount } }
+
+    /// (planned, actual) first frames of shots whose cut the producer found earlier than planned; after `wait`.
+    var movedCuts: [(planned: Int, actual: Int)] { producer.movedCuts }
+
+    /// Waits for the last frame (the whole path must have been released), reporting progress a few times a second.
+    func wait(totalFrames: Int, progress: (ReframeProgress) -> Void) throws -> Reframer.EncodePassResult {
+        while finished.wait(timeout: .now() + 0.2) == .timedOut {
+            progress(ReframeProgress(phase: .encoding, frames: framesEncoded, totalFrames: totalFrames, seconds: Date().timeIntervalSince(started)))
+        }
+        finished.signal()
+        return try lock.withLock {
+            if let failure { throw failure }
+            return result
+        }
+    }
+
+    /// Stops both threads and waits until they no longer touch the encoder, the data file or the frames.
+    func cancel() {
+        paths.cancel()
+        handoff.cancel()
+        retained?.finishAppending()
+        finished.wait()
+        finished.signal()
     }
 }

@@ -62,6 +62,11 @@ public struct ReframeOptions: Sendable {
     public var previewOutput: String?
     /// How shots are shown: follow the subject, fit the whole picture, or decide per shot.
     public var layout = LayoutMode.follow
+    /// Start encoding beside the analysis, shot by shot, as soon as the analysis has passed a cut for good (the
+    /// shots before it cannot change: `ShotRelease`). The output is the same either way; false: encode after.
+    public var overlapEncoding = true
+    /// For tests: moves the path released early by this many pixels, so the whole plan disagrees with it.
+    var releasedPathShift = 0
     public init() {}
 
     /// The encoding choices a caller can make; a movie passed through uncropped applies none of them, and

@@ -86,10 +86,30 @@ public enum Reframer {
                                               aspectWidth: options.aspect.width, aspectHeight: options.aspect.height)
         let outputSize = options.size ?? crop
 
+        let planner = CameraPathPlanner(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
+                                        cropWidth: crop.width, cropHeight: crop.height, settings: options.settings)
+        // Encoding starts beside the analysis once it has passed a cut for good: the shots before it are
+        // planned then and there (`ShotRelease`). Not for a plan given (nothing to wait for but the frame count).
+        var early: ShotRelease?
+        defer { early?.cancel() }
+        let release: ShotsComplete? = destination != nil && options.overlapEncoding && options.planInput == nil
+            ? { analysis, frames, samples in
+                if early == nil {
+                    early = try ShotRelease.start(movie: movie, video: video, analysis: analysis, orientation: orientation, crop: crop,
+                                                  outputSize: outputSize, destination: destination!, options: options, hdr: summary.hdr)
+                }
+                let (cuts, uncertain) = analysis.cuts()
+                var planned = planPath(planner, analysis: analysis, frames: frames, samples: samples, cuts: cuts.filter { $0 < frames },
+                                       crop: crop, outputSize: outputSize, options: options).path
+                if options.releasedPathShift != 0 { planned.offsets = planned.offsets.map { $0 + options.releasedPathShift } }
+                early!.release(planned, uncertainCuts: uncertain.filter { $0.firstAfter <= frames })
+            }
+            : nil
+
         // 1. Analyse: frame times, picture differences, faces and people within the detection budget.
         let analysis = try analyse(movie, video, orientation: orientation, options: options,
                                    outputPixels: outputSize.width * outputSize.height, detect: options.planInput == nil,
-                                   keep: destination != nil) { frames, seconds in
+                                   keep: destination != nil, shotsComplete: release) { frames, seconds in
             progress(ReframeProgress(phase: .analysing, frames: frames, totalFrames: totalFrames, seconds: seconds))
         }
         let analysed = Date()
@@ -103,17 +123,14 @@ public enum Reframer {
 
         // 2. Plan the camera path.
         let (cuts, uncertainCuts) = analysis.cuts()
-        let planner = CameraPathPlanner(sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
-                                        cropWidth: crop.width, cropHeight: crop.height, settings: options.settings)
         var path: CropPath
         if let planFile = options.planInput {
             path = try PlanFile.read(planFile, sourceWidth: orientation.displayWidth, sourceHeight: orientation.displayHeight,
                                      crop: crop, frameCount: analysis.frameTimes.count, hiddenFrames: hidden,
                                      splitWindow: splitGeometry(crop: crop, output: outputSize).window)
         } else {
-            let planned = planner.plan(frameTimes: analysis.frameTimes, samples: analysis.samples, cuts: cuts, layout: options.layout,
-                                       splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions,
-                                       appearance: options.followColours ? analysis.colours.map { SubjectAppearance(thumbnails: $0, axis: planner.axis) } : nil)
+            let planned = planPath(planner, analysis: analysis, frames: analysis.frameTimes.count, samples: analysis.samples, cuts: cuts,
+                                   crop: crop, outputSize: outputSize, options: options)
             path = planned.path
             summary.shotDecisions = planned.shots
         }
@@ -129,24 +146,58 @@ public enum Reframer {
             return summary
         }
 
-        // 3. Encode settings: HDR stays HDR (HEVC Main10 with its transfer), SDR becomes 8-bit.
-        let choice = try encodeChoice(video: video, analysis: analysis, outputSize: outputSize, options: options, hdr: summary.hdr)
-        let encoder = try VideoEncoder(choice.settings)
+        // 3. and 4. Encode settings (HDR stays HDR: HEVC Main10 with its transfer; SDR becomes 8-bit), then decode
+        // again (or take the frames the analysis kept), crop each frame at the planned position, encode; encoded
+        // frames go to a data file. When encoding began beside the analysis, the whole path must agree with the
+        // part released then; otherwise (never seen) everything is encoded again from the source.
+        var encodeStarted = analysed
+        let choice: EncodeChoice, encoder: VideoEncoder, dataFile: OutputFile, encoded: EncodePassResult
+        var agreed: ShotRelease?
+        if let started = early, analysis.timeline != nil {
+            if let disagreement = started.disagreement(with: path) {
+                summary.notes.append("encoding began beside the analysis, but the whole plan differs on frame \(disagreement + 1) from the part released early: the video was encoded again from the source")
+            } else {
+                agreed = started
+            }
+        }
+        if let started = agreed {
+            early = nil
+            encodeStarted = started.run.started
+            (choice, encoder, dataFile) = (started.choice, started.encoder, started.dataFile)
+            started.release(path, uncertainCuts: uncertainCuts, whole: true)
+            do {
+                encoded = try started.run.wait(totalFrames: analysis.mediaFrameTimes.count, progress: progress)
+            } catch {
+                dataFile.discard()
+                throw error
+            }
+            for (planned, actual) in started.run.movedCuts { path.moveCut(from: planned, to: actual) }
+            summary.timings.append(.init("encodeBesideAnalysis", analysed.timeIntervalSince(started.run.started)))
+        } else {
+            // The frames an early start took from the analysis are gone: decode again.
+            let retained = early == nil ? analysis.retained : nil
+            early?.cancel()
+            early = nil
+            choice = try encodeChoice(video: video, analysis: analysis, outputSize: outputSize, options: options, hdr: summary.hdr)
+            encoder = try VideoEncoder(choice.settings)
+            dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
+            let cropper = try FrameCropper(orientation: orientation, crop: crop, output: outputSize, sourceFormat: analysis.pixelFormat,
+                                           outputFormat: choice.pixelFormat)
+            do {
+                encoded = try encodePass(movie: movie, video: video, analysis: analysis, path: &path, uncertainCuts: uncertainCuts,
+                                         cropper: cropper, encoder: encoder, into: dataFile, retained: retained, progress: progress)
+            } catch {
+                dataFile.discard()
+                throw error
+            }
+        }
+        defer { dataFile.discard() }
         if video.video?.dolbyVision != nil {
             summary.notes.append("Dolby Vision metadata (\(video.video?.dolbyVision ?? "")) dropped: its dynamic metadata describes the uncropped picture and cannot be carried through a re-encode; the \(summary.hdr ?? "HDR") base picture and its colour description are kept")
         }
         if orientation.rotation != 0 {
             summary.notes.append("source stored rotated \(orientation.rotation)°: cropped in display orientation, written upright with an identity matrix")
         }
-
-        // 4. Decode again, crop each frame at the planned position, encode; encoded frames go to a data file.
-        let dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
-        defer { dataFile.discard() }
-        let cropper = try FrameCropper(orientation: orientation, crop: crop, output: outputSize, sourceFormat: analysis.pixelFormat,
-                                       outputFormat: choice.pixelFormat)
-        let encodeStarted = Date()
-        let encoded = try encodePass(movie: movie, video: video, analysis: analysis, path: &path, uncertainCuts: uncertainCuts,
-                                     cropper: cropper, encoder: encoder, into: dataFile, progress: progress)
         let frameIndex = encoded.framesEncoded
         let frameCount = analysis.mediaFrameTimes.count  // shown and hidden: all are encoded
         if analysis.timeline == nil || frameIndex == 0 {
@@ -182,8 +233,8 @@ public enum Reframer {
         summary.keptTracks = keptTracks
         summary.droppedTracks = tracks.dropped.map { ReframeSummary.DroppedTrack(id: $0.track.id, reason: $0.reason) }
         for dropped in tracks.dropped { summary.notes.append("dropped track \(dropped.track.id): \(dropped.reason)") }
-        summary.timings = [.init("analysis", analysed.timeIntervalSince(started)), .init("detection", analysis.detectionSeconds), .init("encode", encodedAt.timeIntervalSince(encodeStarted)),
-                           .init("mux", muxed.timeIntervalSince(encodedAt)), .init("total", muxed.timeIntervalSince(started))]
+        summary.timings = [.init("analysis", analysed.timeIntervalSince(started)), .init("detection", analysis.detectionSeconds), .init("encode", encodedAt.timeIntervalSince(encodeStarted))]
+            + summary.timings + [.init("mux", muxed.timeIntervalSince(encodedAt)), .init("total", muxed.timeIntervalSince(started))]
         return summary
     }
 
@@ -197,5 +248,16 @@ public enum Reframer {
         try PlanFile.write(PlanFile.json(path: path, frameTimes: analysis.frameTimes, sourceWidth: orientation.displayWidth,
                                          sourceHeight: orientation.displayHeight),
                            to: plan, overwrite: options.overwrite, inputs: [input])
+    }
+}
+
+extension Reframer {
+    /// The plan of the first `frames` shown frames (all of them, or the complete shots the analysis has passed):
+    /// the same call either way, so the part released early is planned as the whole will be.
+    static func planPath(_ planner: CameraPathPlanner, analysis: Analysis, frames: Int, samples: [DetectionSample], cuts: [Int],
+                         crop: PixelSize, outputSize: PixelSize, options: ReframeOptions) -> LayoutPlan {
+        planner.plan(frameTimes: Array(analysis.frameTimes.prefix(frames)), samples: samples, cuts: cuts, layout: options.layout,
+                     splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions,
+                     appearance: options.followColours ? analysis.colours.map { SubjectAppearance(thumbnails: $0, axis: planner.axis) } : nil)
     }
 }

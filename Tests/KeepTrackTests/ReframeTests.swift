@@ -190,13 +190,18 @@ final class ReframeTests: XCTestCase {
     /// A clip too large to keep in memory is analysed on its referenced frames only; a cut that lands on a
     /// skipped B-frame is still placed on that very frame (the encoding pass looks at the skipped frames), and
     /// the output shows it there. The default (the clip fits: every frame decoded once and kept) agrees.
+    /// A still face on blue, cut at frame 61 to a still face elsewhere on green (1080p, 30 fps).
+    static func cutOnFrame61(framesAfter: Int) -> ReframeScene {
+        let blue = ReframeScene.Colours("0x203050", "0x4060a0"), green = ReframeScene.Colours("0x204020", "0x70a060")
+        return ReframeScene(name: "cut-on-b", segments: [
+            ReframeScene.Segment(duration: 61.0 / 30, colours: blue, keyframes: [ReframeScene.Keyframe(0, x: 200)]),
+            ReframeScene.Segment(duration: Double(framesAfter) / 30, colours: green, keyframes: [ReframeScene.Keyframe(0, x: 1400)]),
+        ])
+    }
+
     func testCutOnASkippedFrameIsPlacedExactly() throws {
         let folder = TemporaryFolder()
-        let blue = ReframeScene.Colours("0x203050", "0x4060a0"), green = ReframeScene.Colours("0x204020", "0x70a060")
-        let scene = ReframeScene(name: "cut-on-b", segments: [
-            ReframeScene.Segment(duration: 61.0 / 30, colours: blue, keyframes: [ReframeScene.Keyframe(0, x: 200)]),
-            ReframeScene.Segment(duration: 59.0 / 30, colours: green, keyframes: [ReframeScene.Keyframe(0, x: 1400)]),
-        ])
+        let scene = Self.cutOnFrame61(framesAfter: 59)
         XCTAssertEqual(scene.cutFrames, [61])
         // Fixed I B B B P pattern, B-frames never referenced, no extra I-frame at the cut: frame 61 is a B.
         let source = try writeScene(scene, in: folder, x264Parameters: "bframes=3:b-adapt=0:b-pyramid=none:scenecut=0")
