@@ -6,7 +6,7 @@ usage: bench/footage_ab.py RUNS KEEPTRACK [KEEPTRACK...] -- CLIP...
 Per clip: the first build's --plan-out path is sent to ffmpeg's crop filter (as bench/footage.py does), then one
 warm-up and RUNS rounds of ffmpeg, build 1, build 2, ...; prints median CPU (user + system), each build's ratio to
 ffmpeg (of the medians, and of the fastest runs: on a VM whose neighbours slow some runs by 15 %, the fastest run
-is the least disturbed one), the same for wall time, its median system time and minor faults, and every run's CPU (the spread says how
+is the least disturbed one), the same for wall time (and the median of each round's own wall ratio, "paired"), its median system time and minor faults, and every run's CPU (the spread says how
 loaded the machine was).
 """
 import json, os, statistics, subprocess, sys, tempfile, time
@@ -64,7 +64,10 @@ def main():
         for build in builds:
             r = results[build]
             fastest = min(u + s for u, s, _, _ in r) / min(u + s for u, s, _, _ in results['ffmpeg'])
-            line += (f" | {build}: wall {wall[build]:.2f} s, wall ratio {wall[build] / wall['ffmpeg']:.3f};"
+            # Each round's own ratio (the ffmpeg run just before): a neighbour slowing the VM for a while
+            # slows both alike, where the ratio of the medians mixes slow and fast rounds.
+            paired = statistics.median(w / f for (_, _, _, w), (_, _, _, f) in zip(r, results['ffmpeg']))
+            line += (f" | {build}: wall {wall[build]:.2f} s, wall ratio {wall[build] / wall['ffmpeg']:.3f} (paired {paired:.3f});"
                      f" CPU {cpu[build]:.2f} s, ratio {cpu[build] / cpu['ffmpeg']:.3f} (fastest runs {fastest:.3f}), sys {statistics.median(s for _, s, _, _ in r):.2f},"
                      f" minflt {statistics.median(m for _, _, m, _ in r):.0f} (runs {' '.join(f'{u + s:.2f}' for u, s, _, _ in r)})")
         print(line, flush=True)
