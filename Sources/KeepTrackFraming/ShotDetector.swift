@@ -23,17 +23,22 @@ public struct ShotDetector: Sendable {
     /// Frame indices (> 0) where a new shot starts. `differences[i]` compares frame i-1 with frame i.
     public func cuts(differences: [Double]) -> [Int] {
         var cuts: [Int] = []
-        for index in differences.indices.dropFirst() where differences[index] >= minimumDifference {
-            let window = max(1, index - neighbourhood)..<min(differences.count, index + neighbourhood + 1)
-            var others = window.filter { $0 != index }.map { differences[$0] }.sorted()
-            if others.isEmpty { others = [0] }
-            let median = others[others.count / 2]
-            guard differences[index] >= relativeFactor * median else { continue }
-            if let last = cuts.last, index - last < minimumShotFrames { continue }
-            if cuts.isEmpty, index < minimumShotFrames { continue }
+        for index in differences.indices.dropFirst() where isCut(at: index, differences: differences, after: cuts.last) {
             cuts.append(index)
         }
         return cuts
+    }
+
+    /// Whether a new shot starts at `index`, given the cut before it (nil: none yet): `cuts(differences:)` one
+    /// index at a time, for a caller that learns the differences as it goes. Settled once the differences
+    /// up to `index + neighbourhood` are known: later ones never change the answer.
+    public func isCut(at index: Int, differences: [Double], after lastCut: Int?) -> Bool {
+        guard index > 0, index < differences.count, differences[index] >= minimumDifference else { return false }
+        let window = max(1, index - neighbourhood)..<min(differences.count, index + neighbourhood + 1)
+        var others = window.filter { $0 != index }.map { differences[$0] }.sorted()
+        if others.isEmpty { others = [0] }
+        guard differences[index] >= relativeFactor * others[others.count / 2] else { return false }
+        return index - (lastCut ?? 0) >= minimumShotFrames
     }
 
     /// Frame ranges of the shots of a clip of `frameCount` frames cut at `cuts`.

@@ -311,8 +311,9 @@ extension Reframer {
         let retained = keep ? RetainedFrames(arena: RetainedFrames.arena(for: video, orientation: orientation, codecID: codecID)) : nil
         analysis.retained = retained
         defer { retained?.finishAppending() }
-        /// Analysed positions of differences large enough for a cut, not yet settled; the shown frames released.
-        var cutCandidates: [Int] = []
+        /// Cuts settled so far (analysed positions) and the next position to settle; the shown frames released.
+        var settledCuts: [Int] = []
+        var nextToSettle = 1
         var released = 0
         let shotDetector = ShotDetector()
         let preview = options.previewOutput == nil ? nil
@@ -407,7 +408,6 @@ extension Reframer {
             } ?? 0
             if let previousHistogram, difference >= cutThreshold {
                 analysis.cutHistograms[analysis.analysedFrames.count] = (previousHistogram, histogram)
-                cutCandidates.append(analysis.analysedFrames.count)
             }
             previousHistogram = histogram
             previousThumbnail = current
@@ -437,17 +437,20 @@ extension Reframer {
                 schedule!.learn(detections.state(after: schedule!.learnt).known)
             }
             // A cut is settled once the differences around it are known (`ShotDetector.neighbourhood`): the shots
-            // before it are complete, and every detection on them has been learnt (the loop above).
-            if let shotsComplete, let first = cutCandidates.first, analysis.differences.count > first + shotDetector.neighbourhood {
-                let known = analysis.differences.count
-                cutCandidates.removeAll { known > $0 + shotDetector.neighbourhood }
-                if let last = shotDetector.cuts(differences: analysis.differences).last(where: { known > $0 + shotDetector.neighbourhood }) {
-                    let frames = analysis.analysedFrames[last]
-                    // Each release plans every shot before it again: let the released part grow by a quarter at least.
-                    if frames > released, frames - released >= released / 4 {
-                        released = frames
-                        try shotsComplete(analysis, frames, detections.samples(before: frames))
+            // before it are complete, and every detection on them has been learnt (the loop above). One position
+            // at a time, so a clip of flashes (a possible cut on every frame) costs no more than a calm one.
+            if let shotsComplete {
+                let settledBefore = settledCuts.count
+                while nextToSettle + shotDetector.neighbourhood < analysis.differences.count {
+                    if shotDetector.isCut(at: nextToSettle, differences: analysis.differences, after: settledCuts.last) {
+                        settledCuts.append(nextToSettle)
                     }
+                    nextToSettle += 1
+                }
+                // Each release plans every shot before it again: let the released part grow by a quarter at least.
+                if settledCuts.count > settledBefore, let last = settledCuts.last, analysis.analysedFrames[last] - released >= max(1, released / 4) {
+                    released = analysis.analysedFrames[last]
+                    try shotsComplete(analysis, released, detections.samples(before: released))
                 }
             }
             var still = false

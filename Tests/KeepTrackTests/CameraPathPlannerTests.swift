@@ -314,6 +314,38 @@ final class MotionFallbackTests: XCTestCase {
 }
 
 final class ShotDetectorTests: XCTestCase {
+    /// Settling one position at a time, each as soon as the differences `neighbourhood` past it are known (as the
+    /// analysis does while it runs), finds exactly the cuts of the whole array: on random clips with flashes and
+    /// cuts of every spacing.
+    func testCutsSettledAsTheDifferencesArriveAreTheCutsOfTheWholeClip() {
+        var generator = SystemRandomNumberGenerator()
+        let detector = ShotDetector()
+        for _ in 0..<150 {
+            let count = Int.random(in: 1...300, using: &generator)
+            let differences = (0..<count).map { _ -> Double in
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0: return Double.random(in: 0.3...1, using: &generator)  // a cut or a flash
+                case 1: return Double.random(in: 0.1...0.4, using: &generator)
+                default: return Double.random(in: 0...0.08, using: &generator)
+                }
+            }
+            var settled: [Int] = [], next = 1
+            for known in 1...count {
+                let prefix = Array(differences.prefix(known))
+                while next + detector.neighbourhood < known {
+                    if detector.isCut(at: next, differences: prefix, after: settled.last) { settled.append(next) }
+                    next += 1
+                }
+            }
+            // What is left unsettled at the end (the last `neighbourhood` positions) the whole array decides.
+            while next < count {
+                if detector.isCut(at: next, differences: differences, after: settled.last) { settled.append(next) }
+                next += 1
+            }
+            XCTAssertEqual(settled, detector.cuts(differences: differences), "\(differences)")
+        }
+    }
+
     func testFindsHardCutsButNotMotionOrNoise() {
         var generator = NoiseGenerator(seed: 3)
         var differences = (0..<200).map { _ in 0.03 + abs(generator.next(amplitude: 0.02)) }
