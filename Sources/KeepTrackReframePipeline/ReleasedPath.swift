@@ -30,9 +30,6 @@ final class ReleasedPath: @unchecked Sendable {
         }
     }
 
-    /// Frames the released path covers so far.
-    var frameCount: Int { condition.withLock { path?.offsets.count ?? 0 } }
-
     /// The latest path, once it covers frame `index` (or is the whole path), and the cuts the encoding pass is
     /// to settle; nil when cancelled.
     func waitFor(frame index: Int) -> (path: CropPath, uncertainCuts: [UncertainCut])? {
