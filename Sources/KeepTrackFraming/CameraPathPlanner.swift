@@ -170,8 +170,10 @@ public struct CameraPathPlanner: Sendable {
                 standIns.formUnion(found.moved.map(\.frameIndex))
                 colourSightings += found.moved.filter { !kept.contains($0.frameIndex) }
             }
-            // What moved while nobody was found is followed, but is not the subject's face: not counted as one.
-            subjectFaces += faces.filter { !standIns.contains($0.frameIndex) }
+            // What moved while nobody was found is followed, but is not the subject's face: not counted as one;
+            // nor is a detection held on a still frame after it.
+            let held = Set(usable.filter { $0.held && shot.contains($0.frameIndex) }.map(\.frameIndex))
+            subjectFaces += faces.filter { !standIns.contains($0.frameIndex) && !held.contains($0.frameIndex) }
             let centres = shotCentres(shot, faces: faces, frameTimes: frameTimes, fallback: previousCentre)
             let quantised = quantise(centres)
             for (offset, frame) in zip(quantised, shot) { offsets[frame] = offset }

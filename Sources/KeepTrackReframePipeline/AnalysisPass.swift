@@ -103,6 +103,9 @@ final class RetainedFrames: @unchecked Sendable {
 }
 
 extension Reframer {
+    /// How many analysed frames a detection looks back on for a still picture (`Analysis.still`): 2.3 KB each.
+    static let stillLookBack = 600
+
     /// At most this many bytes of colour thumbnails (`Analysis.colours`): about 20 minutes at 6 a second.
     static let colourBudget = 32 << 20
 
@@ -127,6 +130,9 @@ extension Reframer {
         /// Set when frames are indexed by the sample table's times: the times of all of them.
         var timeline: PresentationTimeline?
         var samples: [DetectionSample] = []
+        /// Analysed frames whose thumbnail no block of differed from a detection's (`FrameOperations.nothingMoved`)
+        /// on either side of it: the planner holds the detection's findings there.
+        var still = StillPictures()
         /// What moved, a few times a second between detections (motion only: no faces, no people), for the
         /// planner to follow once nobody has been found for a while (`CameraPathPlanner.Settings.motionTakeoverSeconds`).
         var motions: [DetectionSample] = []
@@ -329,6 +335,10 @@ extension Reframer {
         let detections = BackgroundDetections(detector: FaceDetector(threads: 1), people: personDetector)
         let started = Date()
         var lastThumbnail: [UInt8] = []
+        /// The last detection's frame, while every analysed frame since has been still against its picture.
+        var stillSince: Int?
+        /// The analysed frames since the last detection (or likely cut) and their thumbnails, for the next one to look back on.
+        var sinceDetection: [(frame: Int, thumbnail: [UInt8])] = []
         /// The previous analysed frame's thumbnail (`lastThumbnail` is the last detection's).
         var previousThumbnail: [UInt8] = []
         /// The last few analysed frames' thumbnails, for `Analysis.motions`, and the frame of the last one.
@@ -453,6 +463,14 @@ extension Reframer {
                     try shotsComplete(analysis, released, detections.samples(before: released))
                 }
             }
+            if let since = stillSince {
+                if difference < cutThreshold, FrameOperations.nothingMoved(lastThumbnail, current) {
+                    analysis.still.after[since] = index
+                } else {
+                    stillSince = nil
+                }
+            }
+            if difference >= cutThreshold || sinceDetection.count >= Self.stillLookBack { sinceDetection.removeAll() }
             var still = false
             if schedule!.needsStillness(frame: index), !lastThumbnail.isEmpty {
                 still = FrameOperations.largestChange(current, lastThumbnail) < 4
@@ -482,12 +500,19 @@ extension Reframer {
                     ? FrameOperations.motionBox(from: lastThumbnail, to: current, width: orientation.storedWidth, height: orientation.storedHeight)
                     : nil
                 lastThumbnail = current
+                stillSince = index
+                if let first = sinceDetection.reversed().prefix(while: { FrameOperations.nothingMoved($0.thumbnail, current) }).last {
+                    analysis.still.before[index] = first.frame
+                }
+                sinceDetection.removeAll()
                 if analysis.colours != nil, lastColours != index {
                     analysis.colours!.frames[index] = FrameOperations.colourThumbnail(frame, bitDepth: bitDepth, columns: colourGrid.columns, rows: colourGrid.rows)
                     lastColours = index
                 }
                 detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people,
                                   regions: decision == .detectRegions ? regions : nil)
+            } else {
+                sinceDetection.append((index, current))
             }
             if decodedFrames % 10 == 0 { progress(frameNumber + 1, Date().timeIntervalSince(started)) }
         }

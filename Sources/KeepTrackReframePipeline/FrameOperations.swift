@@ -194,6 +194,18 @@ enum FrameOperations {
         return (merged.map { Double($0) / count }, thumbnail)
     }
 
+    /// Whether no more than one block of two thumbnails changed by 16 or more (`motionBox` finds nothing that moved):
+    /// a still picture, though its noise may differ.
+    static func nothingMoved(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count, !a.isEmpty else { return false }
+        var changed = 0
+        for index in a.indices where abs(Int(a[index]) - Int(b[index])) >= 16 {
+            changed += 1
+            if changed >= 2 { return false }
+        }
+        return true
+    }
+
     /// Where the picture changed between two thumbnails, in pixels of a `width`×`height` frame: the middle
     /// 80 % of the changed blocks' columns (a block changed when its mean moved by 16 or more), from the
     /// highest changed row down, as tall as it is wide. Nil when nothing changed, when the thumbnails cannot

@@ -256,7 +256,8 @@ extension Reframer {
     /// the same call either way, so the part released early is planned as the whole will be.
     static func planPath(_ planner: CameraPathPlanner, analysis: Analysis, frames: Int, samples: [DetectionSample], cuts: [Int],
                          crop: PixelSize, outputSize: PixelSize, options: ReframeOptions) -> LayoutPlan {
-        planner.plan(frameTimes: Array(analysis.frameTimes.prefix(frames)), samples: samples, cuts: cuts, layout: options.layout,
+        planner.plan(frameTimes: Array(analysis.frameTimes.prefix(frames)), samples: DetectionSample.holding(samples, still: analysis.still),
+                     cuts: cuts, layout: options.layout,
                      splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions,
                      appearance: options.followColours ? analysis.colours.map { SubjectAppearance(thumbnails: $0, axis: planner.axis) } : nil)
     }

@@ -17,6 +17,32 @@ final class SparseAnalysisTests: XCTestCase {
         XCTAssertNil(PresentationTimeline(presentationTimes: [0, 1000, 1000]), "two frames at one time cannot be told apart")
     }
 
+    /// A detection's findings are copied to the ends of the still stretches around it (not over another look,
+    /// not when it found nobody), marked held; the planner follows them there and does not count them as faces seen.
+    func testDetectionsAreHeldWhereThePictureStoodStill() {
+        let left = FaceDetection(box: FrameRect(x: 200, y: 300, width: 120, height: 120), confidence: 90)
+        let right = FaceDetection(box: FrameRect(x: 1400, y: 300, width: 120, height: 120), confidence: 90)
+        let samples = [DetectionSample(frameIndex: 0, faces: [left]), DetectionSample(frameIndex: 30, faces: [left]),
+                       DetectionSample(frameIndex: 61, faces: [right]), DetectionSample(frameIndex: 90, faces: []),
+                       DetectionSample(frameIndex: 119, faces: [right])]
+        let still = StillPictures(after: [30: 51, 61: 90, 90: 100], before: [61: 52, 119: 119])
+        let held = DetectionSample.holding(samples, still: still)
+        XCTAssertEqual(held.map(\.frameIndex), [0, 30, 51, 52, 61, 90, 119])
+        XCTAssertEqual(held.filter(\.held).map(\.frameIndex), [51, 52])
+        XCTAssertEqual(held.first { $0.frameIndex == 51 }?.faces, [left])
+        XCTAssertEqual(held.first { $0.frameIndex == 52 }?.faces, [right])
+        XCTAssertEqual(DetectionSample.holding(samples, still: StillPictures()), samples)
+
+        let planner = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: 608, cropHeight: 1080)
+        let times = (0..<120).map { Double($0) / 30 }
+        let path = planner.plan(frameTimes: times, samples: held, cuts: [])
+        XCTAssertEqual(path.subjectFaces.map(\.frameIndex), [0, 30, 61, 119], "the faces the detector saw")
+        let spread = planner.plan(frameTimes: times, samples: samples, cuts: [])
+        let halfWay = { (path: CropPath) in path.offsets.firstIndex { $0 >= (path.offsets[0] + path.offsets[119]) / 2 } ?? -1 }
+        XCTAssertEqual(Double(halfWay(path)), 51.5, accuracy: 3, "centred on the move, between frames 51 and 52")
+        XCTAssertEqual(Double(halfWay(spread)), 45.5, accuracy: 1, "without the held ones, the move is spread between frames 30 and 61")
+    }
+
     func testSkippedFramesGoWithTheShotTheyLookLike() {
         let blue = [0.7, 0.3, 0, 0], green = [0, 0, 0.4, 0.6]
         let cut = UncertainCut(lastBefore: 59, firstAfter: 62, before: blue, after: green)
