@@ -21,8 +21,15 @@ public struct DecoderConfiguration: @unchecked Sendable {
     /// Skip the in-loop deblocking/SAO filters and allow non-conforming speedups: pictures good enough
     /// to analyse (faces, histograms), not to show or re-encode.
     public var fastAnalysis = false
-    /// Skip frames no other frame references (most B-frames): the decoder outputs only the rest.
-    public var skipUnreferencedFrames = false
+    /// Frames the decoder need not output, for an analysis that settles for fewer.
+    public enum SkippedFrames: Sendable {
+        case none
+        /// Frames no other frame references (most B-frames).
+        case unreferenced
+        /// Every B-frame (H.264 B slices, HEVC B slices), referenced or not: the I- and P-frames remain.
+        case bidirectional
+    }
+    public var skippedFrames = SkippedFrames.none
 
     public init(codecID: AVCodecID, codecName: String) {
         self.codecID = codecID
@@ -212,7 +219,11 @@ public struct DecoderConfiguration: @unchecked Sendable {
             context.pointee.skip_loop_filter = AVDISCARD_ALL
             context.pointee.flags2 |= Int32(AV_CODEC_FLAG2_FAST)
         }
-        if skipUnreferencedFrames { context.pointee.skip_frame = AVDISCARD_NONREF }
+        switch skippedFrames {
+        case .none: break
+        case .unreferenced: context.pointee.skip_frame = AVDISCARD_NONREF
+        case .bidirectional: context.pointee.skip_frame = AVDISCARD_BIDIR
+        }
         if threadCount != 1 {
             context.pointee.thread_count = Int32(threadCount)
             context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE

@@ -13,6 +13,22 @@ public struct PresentationTimeline: Equatable, Sendable {
 
     public var count: Int { times.count }
 
+    /// The largest distance, in frames of presentation order, between two successive frames that are shown
+    /// later than every frame decoded before them (from the start, for the first): with B-frames, the I- and
+    /// P-frames, which a decoder skipping B-frames still outputs. 1 without reordering. `decodingOrder`: every
+    /// frame's presentation time, in decoding order (this timeline's times, unsorted).
+    public func anchorSpacing(decodingOrder: [Int64]) -> Int {
+        var largest = 0, previous = -1
+        var latest = Int64.min
+        for time in decodingOrder where time > latest {
+            latest = time
+            guard let position = index(of: time) else { continue }
+            largest = max(largest, position - previous)
+            previous = position
+        }
+        return max(largest, times.count - 1 - previous)
+    }
+
     /// The presentation index of the frame shown at `time`, if a frame is.
     public func index(of time: Int64) -> Int? {
         var low = 0, high = times.count

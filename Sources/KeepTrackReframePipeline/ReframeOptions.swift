@@ -36,6 +36,11 @@ public struct ReframeOptions: Sendable {
     /// Analyse only the frames other frames reference (the encoding pass settles cuts between them), when
     /// the clip's frames do not fit in `retainedFramesBudget`.
     public var analyseReferencedFramesOnly = true
+    /// Analyse only the I- and P-frames instead (skipping referenced B-frames too, half the decoding of a 1080p
+    /// clip with x264's B-pyramid) when they are at most this many frames apart (x264's default of 3 B-frames).
+    var bFrameSkippingSpacing = 4
+    /// Tests: the I- and P-frames' spacing the analysis assumes, instead of the sample table's.
+    var assumedAnchorSpacing: Int?
     /// Detection may cost up to this fraction of what encoding the output at the medium preset costs
     /// (estimated from pixel counts, the same whatever preset is chosen; see `DetectionSchedule`).
     public var detectionBudget = 0.06

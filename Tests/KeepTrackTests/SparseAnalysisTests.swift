@@ -17,6 +17,18 @@ final class SparseAnalysisTests: XCTestCase {
         XCTAssertNil(PresentationTimeline(presentationTimes: [0, 1000, 1000]), "two frames at one time cannot be told apart")
     }
 
+    /// The I- and P-frames (shown later than everything decoded before them), found from the times alone.
+    func testAnchorSpacingIsTheLargestGapBetweenFramesDecodedInOrder() throws {
+        func spacing(_ decodingOrder: [Int64]) throws -> Int {
+            try XCTUnwrap(PresentationTimeline(presentationTimes: decodingOrder)).anchorSpacing(decodingOrder: decodingOrder)
+        }
+        XCTAssertEqual(try spacing([0, 1, 2, 3, 4]), 1, "no B-frames")
+        XCTAssertEqual(try spacing([0, 3, 1, 2, 6, 4, 5]), 3, "I P B B P B B")
+        XCTAssertEqual(try spacing([0, 4, 2, 1, 3, 8, 6, 5, 7]), 4, "a B-pyramid: its middle B-frame is referenced, and skipped too")
+        XCTAssertEqual(try spacing([2, 0, 1, 5, 3, 4]), 3, "an open GOP: two B-frames shown before the first I-frame")
+        XCTAssertEqual(try spacing([0, 1, 9, 2, 3, 4, 5, 6, 7, 8]), 8, "eight B-frames once")
+    }
+
     /// A detection's findings are copied to the ends of the still stretches around it (not over another look,
     /// not when it found nobody), marked held; the planner follows them there and does not count them as faces seen.
     func testDetectionsAreHeldWhereThePictureStoodStill() {
