@@ -44,4 +44,37 @@ final class AnalysedFramesTests: XCTestCase {
         let outside = (0..<scene.frameCount).filter { !path.rect(frame: $0).contains(scene.faceRect(frame: $0)) }
         XCTAssertEqual(outside, [], "frames whose face the crop does not hold")
     }
+
+    /// Other encoders' structures, judged by ffprobe's picture types: x264 allowed 16 B-frames in a row (I- and
+    /// P-frames more than 4 apart: the referenced frames are analysed) and x265 with 3 (HEVC: I- and P-frames only).
+    func testOtherFrameStructuresAreAnalysedByTheSpacingFFprobeSees() throws {
+        let folder = TemporaryFolder()
+        let encodings: [(name: String, arguments: [String])] = [
+            ("x264-16-b-frames", ["-c:v", "libx264", "-preset", "medium", "-bf", "16", "-x264-params", "b-adapt=2"]),
+            ("x265-3-b-frames", ["-c:v", "libx265", "-preset", "fast", "-x265-params", "bframes=3:log-level=error", "-tag:v", "hvc1"]),
+        ]
+        var spacings: [Int] = []
+        for encoding in encodings {
+            let source = folder.path("\(encoding.name).mp4")
+            guard let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=30:d=3"] + encoding.arguments
+                                                + ["-pix_fmt", "yuv420p", source]), made.code == 0,
+                  let probed = runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type", "-of", "csv=p=0", source]),
+                  let referenced = runTool("ffmpeg", ["-v", "error", "-skip_frame", "noref", "-i", source, "-map", "0:v", "-f", "framemd5", "-"]) else {
+                throw unavailable("ffmpeg with libx264 and libx265, and ffprobe, are needed")
+            }
+            // Picture types in presentation order: the largest distance between two I- or P-frames (from the start for the first).
+            let types = probed.out.split(separator: "\n").map { $0.split(separator: ",").first.map(String.init) ?? "" }
+            let anchors = types.indices.filter { types[$0] == "I" || types[$0] == "P" }
+            let spacing = zip([-1] + anchors, anchors).map { $1 - $0 }.max() ?? 0
+            spacings.append(spacing)
+            var options = ReframeOptions()
+            options.planOnly = true
+            options.planOutput = folder.path("\(encoding.name).json")
+            let summary = try Reframer.run(input: source, output: "", options: options)
+            let expected = spacing <= 4 ? anchors.count : referenced.out.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+            XCTAssertEqual(summary.decodedForAnalysis, expected, "\(encoding.name): I- and P-frames at most \(spacing) apart")
+        }
+        XCTAssertGreaterThan(spacings[0], 4, "x264 made runs of more than 3 B-frames")
+        XCTAssertLessThanOrEqual(spacings[1], 4)
+    }
 }
