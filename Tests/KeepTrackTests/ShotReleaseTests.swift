@@ -48,6 +48,38 @@ final class ShotReleaseTests: XCTestCase {
         try ReframeTests.assertAudioPassedThrough(source: source, output: folder.path("beside.mp4"))
     }
 
+    /// The analysis skips B-frames, releases the shots before a cut, and only then finds its frames sparser than
+    /// the spacing it assumed (1 here: the clip's first two shots are noise, which x264 codes as P-frames only,
+    /// and its third is still, which it codes as IBBBP): it starts again on the referenced frames without
+    /// releasing more, and the video is the one a run that never skipped B-frames writes, packet for packet.
+    func testAnalysisStartedAgainAfterAnEarlyReleaseWritesTheSameVideo() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("late-b-frames.mp4")
+        let noise = { (range: String) in "nullsrc=s=640x360:r=30:d=1,geq=lum='\(range)':cb=128:cr=128" }
+        guard let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", noise("random(1)*100"), "-f", "lavfi", "-i", noise("150+random(1)*100"),
+                                            "-f", "lavfi", "-i", "color=c=0x406080:s=640x360:r=30:d=1.5,drawbox=x=200:y=100:w=120:h=160:color=white:t=fill",
+                                            "-filter_complex", "[0:v][1:v][2:v]concat=n=3:v=1[v]", "-map", "[v]",
+                                            "-c:v", "libx264", "-preset", "medium", "-pix_fmt", "yuv420p", source]), made.code == 0,
+              let probed = runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type", "-of", "csv=p=0", source]) else {
+            throw unavailable("ffmpeg with libx264 and ffprobe are needed")
+        }
+        let types = probed.out.split(separator: "\n").compactMap { $0.split(separator: ",").first }.joined()
+        XCTAssertFalse(types.prefix(60).contains("B"), "the noise is coded without B-frames: \(types)")
+        XCTAssertTrue(types.dropFirst(60).contains("B"), "the still shot has B-frames: \(types)")
+        var twice = options
+        twice.retainedFramesBudget = 0  // decoded twice, as a large picture is
+        var never = twice
+        never.bFrameSkippingSpacing = 0
+        let reference = try Reframer.run(input: source, output: folder.path("never.mp4"), options: never)
+        var assumed = twice
+        assumed.assumedAnchorSpacing = 1
+        let restarted = try Reframer.run(input: source, output: folder.path("restarted.mp4"), options: assumed)
+        XCTAssertNotNil(seconds(restarted, "encodeBesideAnalysis"), "nothing was released before the analysis started again")
+        XCTAssertEqual(restarted.decodedForAnalysis, reference.decodedForAnalysis, "the referenced frames, analysed again")
+        XCTAssertEqual(restarted.path, reference.path)
+        XCTAssertNil(FFprobe.difference(try videoPackets(folder.path("restarted.mp4")), try videoPackets(folder.path("never.mp4"))))
+    }
+
     /// A whole plan that differs from what was released early (the released part moved 2 px, for the test):
     /// what was encoded beside the analysis is thrown away and the video encoded again from the source, as
     /// encoding afterwards writes it; the note says so, and no data file is left behind.
