@@ -97,8 +97,8 @@ public struct DetectionSample: Equatable, Sendable {
     public var people: [FaceDetection]
     /// Where the picture changed since the previous analysed frame (the subject when nobody is found).
     public var motion: FrameRect?
-    /// Not a look of the detector's own: an earlier detection's findings carried to a frame where nothing in
-    /// the picture had changed since (`holding(_:stillUntil:)`).
+    /// Not a look of the detector's own: a detection's findings carried to a frame where nothing around them
+    /// had changed since, or would change until it (`holding(_:still:)`).
     public var held = false
 
     public init(frameIndex: Int, faces: [FaceDetection], people: [FaceDetection] = [], motion: FrameRect? = nil) {

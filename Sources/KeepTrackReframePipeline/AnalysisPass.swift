@@ -103,7 +103,8 @@ final class RetainedFrames: @unchecked Sendable {
 }
 
 extension Reframer {
-    /// How many analysed frames a detection looks back on for a still picture (`Analysis.still`): 2.3 KB each.
+    /// How many analysed frames on either side of a detection are compared with its picture (`Analysis.still`);
+    /// the thumbnails kept to look back on cost 2.3 KB each.
     static let stillLookBack = 600
 
     /// At most this many bytes of colour thumbnails (`Analysis.colours`): about 20 minutes at 6 a second.
@@ -130,8 +131,8 @@ extension Reframer {
         /// Set when frames are indexed by the sample table's times: the times of all of them.
         var timeline: PresentationTimeline?
         var samples: [DetectionSample] = []
-        /// Analysed frames whose thumbnail no block of differed from a detection's (`FrameOperations.nothingMoved`)
-        /// on either side of it: the planner holds the detection's findings there.
+        /// How the analysed frames on either side of each detection differ from its picture: the planner holds
+        /// its findings where nothing around them changed.
         var still = StillPictures()
         /// What moved, a few times a second between detections (motion only: no faces, no people), for the
         /// planner to follow once nobody has been found for a while (`CameraPathPlanner.Settings.motionTakeoverSeconds`).
@@ -352,7 +353,7 @@ extension Reframer {
         let detections = BackgroundDetections(detector: FaceDetector(threads: 1), people: personDetector)
         let started = Date()
         var lastThumbnail: [UInt8] = []
-        /// The last detection's frame, while every analysed frame since has been still against its picture.
+        /// The last detection's frame, while the analysed frames since are compared with its picture (`Analysis.still`).
         var stillSince: Int?
         /// The analysed frames since the last detection (or likely cut) and their thumbnails, for the next one to look back on.
         var sinceDetection: [(frame: Int, thumbnail: [UInt8])] = []
@@ -368,6 +369,9 @@ extension Reframer {
                                 + Self.colourBudget - 1) / Self.colourBudget)
         var lastColours: Int?
         if orientation.rotation == 0 {
+            // The luma grid's blocks (`FrameOperations.histogramAndThumbnail`), for the regions around what a detection found.
+            analysis.still.grid = StillPictures.Grid(columns: 64, rows: 36, blockWidth: Double(orientation.storedWidth / 64),
+                                                     blockHeight: Double(orientation.storedHeight / 36))
             analysis.colours = ColourThumbnails(columns: colourGrid.columns, rows: colourGrid.rows, width: orientation.displayWidth,
                                                 height: orientation.displayHeight)
         }
@@ -482,8 +486,10 @@ extension Reframer {
                 }
             }
             if let since = stillSince {
-                if difference < cutThreshold, FrameOperations.nothingMoved(lastThumbnail, current) {
-                    analysis.still.after[since] = index
+                if difference < cutThreshold,
+                   let changed = FrameOperations.changedBlocks(lastThumbnail, current, atMost: StillPictures.listed) {
+                    analysis.still.after[since, default: []].append(.init(frame: index, changedBlocks: changed))
+                    if analysis.still.after[since]!.count >= Self.stillLookBack { stillSince = nil }
                 } else {
                     stillSince = nil
                 }
@@ -519,9 +525,12 @@ extension Reframer {
                     : nil
                 lastThumbnail = current
                 stillSince = index
-                if let first = sinceDetection.reversed().prefix(while: { FrameOperations.nothingMoved($0.thumbnail, current) }).last {
-                    analysis.still.before[index] = first.frame
+                var before: [StillPictures.Difference] = []
+                for earlier in sinceDetection.reversed() {
+                    guard let changed = FrameOperations.changedBlocks(earlier.thumbnail, current, atMost: StillPictures.listed) else { break }
+                    before.append(.init(frame: earlier.frame, changedBlocks: changed))
                 }
+                if !before.isEmpty { analysis.still.before[index] = before }
                 sinceDetection.removeAll()
                 if analysis.colours != nil, lastColours != index {
                     analysis.colours!.frames[index] = FrameOperations.colourThumbnail(frame, bitDepth: bitDepth, columns: colourGrid.columns, rows: colourGrid.rows)

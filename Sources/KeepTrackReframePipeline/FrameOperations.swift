@@ -194,16 +194,16 @@ enum FrameOperations {
         return (merged.map { Double($0) / count }, thumbnail)
     }
 
-    /// Whether no more than one block of two thumbnails changed by 16 or more (`motionBox` finds nothing that moved):
-    /// a still picture, though its noise may differ.
-    static func nothingMoved(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count, !a.isEmpty else { return false }
-        var changed = 0
+    /// The blocks of two thumbnails whose means moved by 16 or more (as `motionBox` counts them; noise does not),
+    /// or nil when more than `limit` did or the thumbnails cannot be compared.
+    static func changedBlocks(_ a: [UInt8], _ b: [UInt8], atMost limit: Int) -> [UInt16]? {
+        guard a.count == b.count, !a.isEmpty, a.count <= Int(UInt16.max) else { return nil }
+        var changed: [UInt16] = []
         for index in a.indices where abs(Int(a[index]) - Int(b[index])) >= 16 {
-            changed += 1
-            if changed >= 2 { return false }
+            guard changed.count < limit else { return nil }
+            changed.append(UInt16(index))
         }
-        return true
+        return changed
     }
 
     /// Where the picture changed between two thumbnails, in pixels of a `width`×`height` frame: the middle

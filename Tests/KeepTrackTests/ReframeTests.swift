@@ -85,8 +85,8 @@ final class ReframeTests: XCTestCase {
     /// The step scene's jump lands where it may against the detector's rhythm (about one whole look a second on
     /// 1080p): 0.3, 0.2 and 0.1 s before a look, and on one (4 s). Between two looks the planner used to spread
     /// the move over the whole gap, so the pan began up to 11 frames before the person moved and cut them off
-    /// while they still stood. The analysis now knows the picture did not change until the jump
-    /// (`Analysis.stillUntil`): the pan is centred on it, half-way across within 3 frames of the jump.
+    /// while they still stood. The analysis now knows nothing changed around the person until the jump
+    /// (`Analysis.still`): the pan is centred on it, half-way across within 3 frames of the jump.
     func testStepIsPannedAcrossWhenItHappensWhateverTheDetectionRhythm() throws {
         for duration in [3.4, 3.6, 3.8, 4] {
             let folder = TemporaryFolder()

@@ -29,21 +29,36 @@ final class SparseAnalysisTests: XCTestCase {
         XCTAssertEqual(try spacing([0, 1, 9, 2, 3, 4, 5, 6, 7, 8]), 8, "eight B-frames once")
     }
 
-    /// A detection's findings are copied to the ends of the still stretches around it (not over another look,
-    /// not when it found nobody), marked held; the planner follows them there and does not count them as faces seen.
-    func testDetectionsAreHeldWhereThePictureStoodStill() {
+    /// A detection's findings are copied to the ends of the stretches around it where nothing changed around
+    /// what it found (its head and the body below it; elsewhere, anything may move), not over another look and
+    /// not when it found nobody, marked held; the planner follows them there and does not count them as faces seen.
+    func testDetectionsAreHeldWhereNothingAroundWhatTheyFoundChanged() {
         let left = FaceDetection(box: FrameRect(x: 200, y: 300, width: 120, height: 120), confidence: 90)
         let right = FaceDetection(box: FrameRect(x: 1400, y: 300, width: 120, height: 120), confidence: 90)
         let samples = [DetectionSample(frameIndex: 0, faces: [left]), DetectionSample(frameIndex: 30, faces: [left]),
                        DetectionSample(frameIndex: 61, faces: [right]), DetectionSample(frameIndex: 90, faces: []),
                        DetectionSample(frameIndex: 119, faces: [right])]
-        let still = StillPictures(after: [30: 51, 61: 90, 90: 100], before: [61: 52, 119: 119])
+        let grid = StillPictures.Grid(columns: 64, rows: 36, blockWidth: 30, blockHeight: 30)
+        func block(x: Double, y: Double) -> UInt16 { UInt16(Int(y / 30) * 64 + Int(x / 30)) }
+        // Frames 31-51: something moves far from the face (two blocks at the right edge), and one block of the face
+        // flickers; frame 52 changes the face itself. Frames 52-60 are the same as 61's picture but for the face's place.
+        var still = StillPictures(grid: grid)
+        let far = [block(x: 1900, y: 500), block(x: 1900, y: 530)]
+        still.after[30] = (31...51).map { .init(frame: $0, changedBlocks: far + [block(x: 250, y: 350)]) }
+            + [.init(frame: 52, changedBlocks: [block(x: 210, y: 310), block(x: 260, y: 350)])]
+        still.before[61] = (52...60).reversed().map { .init(frame: $0, changedBlocks: far) }
+        still.after[90] = [.init(frame: 100, changedBlocks: [])]
+        still.before[119] = [.init(frame: 118, changedBlocks: nil)]
         let held = DetectionSample.holding(samples, still: still)
         XCTAssertEqual(held.map(\.frameIndex), [0, 30, 51, 52, 61, 90, 119])
         XCTAssertEqual(held.filter(\.held).map(\.frameIndex), [51, 52])
         XCTAssertEqual(held.first { $0.frameIndex == 51 }?.faces, [left])
         XCTAssertEqual(held.first { $0.frameIndex == 52 }?.faces, [right])
         XCTAssertEqual(DetectionSample.holding(samples, still: StillPictures()), samples)
+        // Without the grid (a rotated picture), the whole picture must stand still: the far blocks break it.
+        var whole = still
+        whole.grid = nil
+        XCTAssertEqual(DetectionSample.holding(samples, still: whole).filter(\.held).map(\.frameIndex), [])
 
         let planner = CameraPathPlanner(sourceWidth: 1920, sourceHeight: 1080, cropWidth: 608, cropHeight: 1080)
         let times = (0..<120).map { Double($0) / 30 }
