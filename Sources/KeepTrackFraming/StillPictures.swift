@@ -28,6 +28,12 @@ public struct StillPictures: Equatable, Sendable {
     }
 
     public static let listed = 64
+    /// At most this many bytes of differences are kept (`record`; a frame is kept at most twice, after one
+    /// detection and before the next): 50 minutes of 30 frames a second whose every difference lists 64 blocks,
+    /// 9 hours of still ones; past it, no more stretches are found.
+    public static let budget = 32 << 20
+    /// The bytes of differences kept so far, about.
+    public private(set) var bytes = 0
 
     /// Detection frame → the analysed frames after it, in order, until the next detection or a likely cut
     /// (and no further than the first frame that changed in more than `listed` blocks).
@@ -37,6 +43,27 @@ public struct StillPictures: Equatable, Sendable {
     public var grid: Grid?
 
     public init(grid: Grid? = nil) { self.grid = grid }
+
+    /// Keeps `difference` after (or before) detection `look`; false, keeping nothing, once `budget` is spent.
+    public mutating func record(_ difference: Difference, after look: Int) -> Bool {
+        guard charge(difference) else { return false }
+        after[look, default: []].append(difference)
+        return true
+    }
+
+    /// `differences`: the frames before detection `look`, nearest first; as many as the budget allows.
+    public mutating func record(_ differences: [Difference], before look: Int) {
+        let kept = differences.prefix { charge($0) }
+        if !kept.isEmpty { before[look] = Array(kept) }
+    }
+
+    private mutating func charge(_ difference: Difference) -> Bool {
+        let blocks = difference.changedBlocks?.count ?? 0
+        let cost = MemoryLayout<Difference>.stride + (blocks > 0 ? 32 + 2 * blocks : 0)  // an array's header and elements
+        guard bytes + cost <= Self.budget else { return false }
+        bytes += cost
+        return true
+    }
 
     /// The blocks around what `sample` found: each face with the body below it, each person's box; nil for the whole grid.
     func region(of sample: DetectionSample) -> Set<UInt16>? {

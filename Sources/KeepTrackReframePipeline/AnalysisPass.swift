@@ -487,8 +487,8 @@ extension Reframer {
             }
             if let since = stillSince {
                 if difference < cutThreshold,
-                   let changed = FrameOperations.changedBlocks(lastThumbnail, current, atMost: StillPictures.listed) {
-                    analysis.still.after[since, default: []].append(.init(frame: index, changedBlocks: changed))
+                   let changed = FrameOperations.changedBlocks(lastThumbnail, current, atMost: StillPictures.listed),
+                   analysis.still.record(.init(frame: index, changedBlocks: changed), after: since) {
                     if analysis.still.after[since]!.count >= Self.stillLookBack { stillSince = nil }
                 } else {
                     stillSince = nil
@@ -530,7 +530,7 @@ extension Reframer {
                     guard let changed = FrameOperations.changedBlocks(earlier.thumbnail, current, atMost: StillPictures.listed) else { break }
                     before.append(.init(frame: earlier.frame, changedBlocks: changed))
                 }
-                if !before.isEmpty { analysis.still.before[index] = before }
+                analysis.still.record(before, before: index)
                 sinceDetection.removeAll()
                 if analysis.colours != nil, lastColours != index {
                     analysis.colours!.frames[index] = FrameOperations.colourThumbnail(frame, bitDepth: bitDepth, columns: colourGrid.columns, rows: colourGrid.rows)

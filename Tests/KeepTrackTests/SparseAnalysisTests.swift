@@ -70,6 +70,19 @@ final class SparseAnalysisTests: XCTestCase {
         XCTAssertEqual(Double(halfWay(spread)), 45.5, accuracy: 1, "without the held ones, the move is spread between frames 30 and 61")
     }
 
+    /// The differences kept for still stretches stop at their budget, whatever the clip's length.
+    func testStillStretchesKeepNoMoreThanTheirBudget() {
+        var still = StillPictures()
+        let changed = (0..<UInt16(StillPictures.listed)).map { $0 }
+        var frame = 0
+        while still.record(.init(frame: frame, changedBlocks: changed), after: 0) { frame += 1 }
+        XCTAssertLessThanOrEqual(still.bytes, StillPictures.budget)
+        XCTAssertGreaterThan(frame, 100_000, "frames kept before the budget ran out")
+        XCTAssertEqual(still.after[0]?.count, frame)
+        still.record([.init(frame: frame + 1, changedBlocks: changed)], before: frame + 2)
+        XCTAssertNil(still.before[frame + 2], "nothing kept past the budget")
+    }
+
     func testSkippedFramesGoWithTheShotTheyLookLike() {
         let blue = [0.7, 0.3, 0, 0], green = [0, 0, 0.4, 0.6]
         let cut = UncertainCut(lastBefore: 59, firstAfter: 62, before: blue, after: green)
