@@ -303,8 +303,9 @@ extension Reframer {
         let referencedOnly = !retain && options.analyseReferencedFramesOnly
         if let timeline {
             do {
-                let spacing = options.assumedAnchorSpacing ?? timeline.anchorSpacing(decodingOrder: presentationTimes(of: video))
-                if referencedOnly, spacing <= options.bFrameSkippingSpacing {
+                // (The spacing only matters, and is only worked out, when B-frames may be skipped.)
+                if referencedOnly, case let spacing = options.assumedAnchorSpacing ?? timeline.anchorSpacing(decodingOrder: presentationTimes(of: video)),
+                   spacing <= options.bFrameSkippingSpacing {
                     do {
                         return try pass(timeline, skipping: .bidirectional, spacing: spacing, retain: retain)
                     } catch is SparserThanExpected {
