@@ -14,6 +14,9 @@ public struct CropPath: Equatable, Sendable {
     public var subjectFaces: [Sighting]
     /// Where the subject's clothes placed it between sightings, where it had moved (`SubjectAppearance`), for the preview.
     public var colourSightings: [Sighting] = []
+    /// Where the subject's face was followed on the luma grid between detections (`FaceFollowing`), for the
+    /// preview and the summary.
+    public var followedSightings: [Sighting] = []
     /// Per shot, how it is shown (`--layout`); empty: every shot follows.
     public var layouts: [ShotLayout] = []
     /// For `split` shots: per frame, the two windows (nil outside split shots; empty: no split shot). See SplitLayout.swift.
@@ -144,7 +147,7 @@ public struct CameraPathPlanner: Sendable {
         let tracks = settings.tracker.link(usable, frameTimes: frameTimes, shotStarts: shots.map(\.lowerBound))
         var offsets = [Int](repeating: 0, count: frameCount)
         var subjects: [Int?] = []
-        var subjectFaces: [Sighting] = [], colourSightings: [Sighting] = []
+        var subjectFaces: [Sighting] = [], colourSightings: [Sighting] = [], followedSightings: [Sighting] = []
         var previousCentre = sourceLength / 2
         for shot in shots {
             let subject = tracks.filter { shot.contains($0.firstFrame) }.max { $0.weight < $1.weight }
@@ -174,6 +177,8 @@ public struct CameraPathPlanner: Sendable {
             // nor is a detection held on a still frame after it.
             let held = Set(usable.filter { $0.held && shot.contains($0.frameIndex) }.map(\.frameIndex))
             subjectFaces += faces.filter { !standIns.contains($0.frameIndex) && !held.contains($0.frameIndex) }
+            let followed = Set(usable.filter { $0.followed && shot.contains($0.frameIndex) }.map(\.frameIndex))
+            followedSightings += faces.filter { followed.contains($0.frameIndex) }
             let centres = shotCentres(shot, faces: faces, frameTimes: frameTimes, fallback: previousCentre)
             let quantised = quantise(centres)
             for (offset, frame) in zip(quantised, shot) { offsets[frame] = offset }
@@ -183,6 +188,7 @@ public struct CameraPathPlanner: Sendable {
                             cropHeight: cropHeight, offsets: offsets, shots: shots, subjectTracks: subjects,
                             subjectFaces: subjectFaces)
         path.colourSightings = colourSightings
+        path.followedSightings = followedSightings
         return path
     }
 

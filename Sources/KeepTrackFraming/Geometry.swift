@@ -28,6 +28,13 @@ public struct FrameRect: Equatable, Hashable, Sendable {
         other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
     }
 
+    /// The part of this rectangle inside `other`; nil when they do not overlap.
+    public func intersection(_ other: FrameRect) -> FrameRect? {
+        let left = max(x, other.x), top = max(y, other.y), right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        guard right > left, bottom > top else { return nil }
+        return FrameRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
     /// Intersection over union, 0 when disjoint.
     public func intersectionOverUnion(_ other: FrameRect) -> Double {
         let overlapWidth = min(maxX, other.maxX) - max(x, other.x)
@@ -98,8 +105,10 @@ public struct DetectionSample: Equatable, Sendable {
     /// Where the picture changed since the previous analysed frame (the subject when nobody is found).
     public var motion: FrameRect?
     /// Not a look of the detector's own: a detection's findings carried to a frame where nothing around them
-    /// had changed since, or would change until it (`holding(_:still:)`).
+    /// had changed since, or would change until it (`holding(_:still:)`), or followed there (`followed`).
     public var held = false
+    /// Held: a detected face followed on the luma grid to this frame (`FaceFollowing`).
+    public var followed = false
 
     public init(frameIndex: Int, faces: [FaceDetection], people: [FaceDetection] = [], motion: FrameRect? = nil) {
         self.frameIndex = frameIndex

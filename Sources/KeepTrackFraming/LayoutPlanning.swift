@@ -22,9 +22,12 @@ extension CameraPathPlanner {
     /// `motions`: what moved between detections (motion-only samples), followed in a shot where someone was
     /// found once nobody has been for `Settings.motionTakeoverSeconds`; they weigh in no decision.
     /// `appearance`: where the followed subject's colours are between its sightings (`SubjectAppearance`).
+    /// `followed`: where detected faces went between detections (`FaceFollowing`); the chosen subject's positions
+    /// join its sightings in a followed shot (marked `held`: not looks of the detector's own), and weigh in no decision.
     public func plan(frameTimes rawTimes: [Double], samples: [DetectionSample], cuts: [Int], layout mode: LayoutMode,
                      choice settings: SubjectChoice.Settings = SubjectChoice.Settings(),
-                     splitWindow: SplitSize? = nil, motions: [DetectionSample] = [], appearance: SubjectAppearance? = nil) -> LayoutPlan {
+                     splitWindow: SplitSize? = nil, motions: [DetectionSample] = [], appearance: SubjectAppearance? = nil,
+                     followed: [FaceFollowing.Followed] = []) -> LayoutPlan {
         let frameTimes = Self.strictlyIncreasing(rawTimes)
         let usable = samples.filter { $0.frameIndex >= 0 && $0.frameIndex < frameTimes.count }.sorted { $0.frameIndex < $1.frameIndex }
         let shots = ShotDetector.shots(frameCount: frameTimes.count, cuts: cuts)
@@ -32,6 +35,8 @@ extension CameraPathPlanner {
         let chooser = SubjectChoice(sourceWidth: sourceWidth, sourceHeight: sourceHeight,
                                     cropLength: Double(axis == .horizontal ? cropWidth : cropHeight), axis: axis, settings: settings)
         let byID = Dictionary(tracks.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var followedFrom: [Int: [FaceFollowing.Followed]] = [:]
+        for face in followed where !face.positions.isEmpty { followedFrom[face.detectionFrame, default: []].append(face) }
         var decisions: [SubjectChoice.Shot] = []
         var chosen: [DetectionSample] = []
         var persons: [FaceTrack] = []  // the people of every shot (tracks that continue one another joined)
@@ -57,6 +62,10 @@ extension CameraPathPlanner {
                 } else if let track = subjectAt[sample.frameIndex].flatMap({ byID[$0] }),
                           let point = track.points.first(where: { $0.frameIndex == sample.frameIndex }) {
                     kept.faces = [point.detection]
+                    if decision.layout == .follow, !sample.held,
+                       let face = followedFrom[sample.frameIndex]?.first(where: { $0.face == point.detection.box }) {
+                        chosen += followedPositions(face, in: shot, confidence: point.detection.confidence)
+                    }
                 } else if sample.faces.isEmpty {
                     kept.people = sample.people  // nobody's face here: the person nearest the subject stands in
                 }
@@ -69,12 +78,27 @@ extension CameraPathPlanner {
                     .map { DetectionSample(frameIndex: $0.frameIndex, faces: [], motion: $0.motion) }
             }
         }
+        // A followed position never stands where a look or a held copy of one is.
+        let looked = Set(chosen.filter { !$0.followed }.map(\.frameIndex))
+        chosen.removeAll { $0.followed && looked.contains($0.frameIndex) }
         var path = plan(frameTimes: rawTimes, samples: chosen.sorted { $0.frameIndex < $1.frameIndex }, cuts: cuts, appearance: appearance)
         path.layouts = decisions.map(\.layout)
         let crop = SplitSize(width: cropWidth, height: cropHeight)
         addSplitWindows(to: &path, decisions: decisions, samples: usable, tracks: persons, frameTimes: frameTimes, cuts: cuts,
                         window: splitWindow ?? SplitGeometry(crop: crop, output: crop).window)
         return LayoutPlan(path: path, shots: decisions)
+    }
+
+    /// `face`'s positions inside `shot` as samples (the part of the face inside the picture), marked held and followed.
+    func followedPositions(_ face: FaceFollowing.Followed, in shot: Range<Int>, confidence: Int) -> [DetectionSample] {
+        let picture = FrameRect(x: 0, y: 0, width: Double(sourceWidth), height: Double(sourceHeight))
+        return face.positions.compactMap { position in
+            guard shot.contains(position.frame), let visible = position.box.intersection(picture) else { return nil }
+            var sample = DetectionSample(frameIndex: position.frame, faces: [FaceDetection(box: visible, confidence: confidence)])
+            sample.held = true
+            sample.followed = true
+            return sample
+        }
     }
 
     /// The track's face at `frame`, or at its sighting nearest in time.

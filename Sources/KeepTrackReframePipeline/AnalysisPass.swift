@@ -134,6 +134,8 @@ extension Reframer {
         /// How the analysed frames on either side of each detection differ from its picture: the planner holds
         /// its findings where nothing around them changed.
         var still = StillPictures()
+        /// Where large faces went between detections (upright pictures only); nil: not followed.
+        var following: FaceFollowing?
         /// What moved, a few times a second between detections (motion only: no faces, no people), for the
         /// planner to follow once nobody has been found for a while (`CameraPathPlanner.Settings.motionTakeoverSeconds`).
         var motions: [DetectionSample] = []
@@ -375,6 +377,7 @@ extension Reframer {
                                                      blockHeight: Double(orientation.storedHeight / 36))
             analysis.colours = ColourThumbnails(columns: colourGrid.columns, rows: colourGrid.rows, width: orientation.displayWidth,
                                                 height: orientation.displayHeight)
+            if options.followFaces { analysis.following = FaceFollowing(grid: analysis.still.grid!) }
         }
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference
@@ -467,7 +470,9 @@ extension Reframer {
             // What the detector found, up to `lag` pictures ago (waiting for it when it is further behind):
             // the same on every run whatever the threads' timing.
             while schedule!.learnt <= detections.submitted - BackgroundDetections.lag {
-                schedule!.learn(detections.state(after: schedule!.learnt).known)
+                let state = detections.state(after: schedule!.learnt)
+                schedule!.learn(state.known)
+                analysis.following?.learn(faces: state.faces)
             }
             // A cut is settled once the differences around it are known (`ShotDetector.neighbourhood`): the shots
             // before it are complete, and every detection on them has been learnt (the loop above). One position
@@ -539,8 +544,10 @@ extension Reframer {
                 }
                 detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people,
                                   regions: decision == .detectRegions ? regions : nil)
+                analysis.following?.detected(frame: index, thumbnail: current)
             } else {
                 sinceDetection.append((index, current))
+                analysis.following?.analysed(frame: index, thumbnail: current, likelyCut: difference >= cutThreshold)
             }
             if decodedFrames % 10 == 0 { progress(frameNumber + 1, Date().timeIntervalSince(started)) }
         }

@@ -21,7 +21,8 @@ struct ContactSheet {
     static let face = RGBImage.Colour(255, 255, 0)
     static let person = RGBImage.Colour(0, 200, 255)
     static let motion = RGBImage.Colour(255, 0, 255)
-    /// The subject found by the colours of its clothes between detections (`CropPath.colourSightings`).
+    /// The subject found by the colours of its clothes between detections (`CropPath.colourSightings`), or its
+    /// face followed on the luma grid (`CropPath.followedSightings`).
     static let colourSighting = RGBImage.Colour(255, 150, 150)
     static let cut = RGBImage.Colour(255, 140, 0)
     static let background = RGBImage.Colour(24, 24, 24)
@@ -289,7 +290,7 @@ struct ContactSheet {
         }
         for line in centreLines where !line.isEmpty { image.polyline(line, Self.crop) }
         for point in windowCentres { image.set(x: point.x, y: point.y, Self.crop) }
-        for sighting in path.colourSightings {
+        for sighting in path.colourSightings + path.followedSightings {
             image.fillRect(x: column(sighting.frameIndex), y: row(centre(sighting.box)), width: 2, height: 2, Self.colourSighting)
         }
         for face in path.subjectFaces {

@@ -29,6 +29,8 @@ public struct ReframeOptions: Sendable {
     /// Between full detections, look only around the faces the last detection found (`DetectionRegions`)
     /// when that covers fewer pixels than the reduced picture; at the full picture's scale, so small faces too.
     public var detectAroundFaces = true
+    /// Between detections, follow large faces on the analysis's luma grid (`FaceFollowing`).
+    public var followFaces = true
     /// Where no face is found, look for whole people (OpenCV's HOG people detector) and follow them.
     public var findPeople = true
     /// Between detections, find the subject by the colours of its clothes (`SubjectAppearance`).

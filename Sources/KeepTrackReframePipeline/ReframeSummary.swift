@@ -32,6 +32,8 @@ public struct ReframeSummary: Sendable {
     public var analysedFrames = 0
     /// Frames the analysis decoded (only the referenced ones, unless the timeline did not allow it).
     public var decodedForAnalysis = 0
+    /// Frames between detections where the subject's face was followed on the luma grid (`FaceFollowing`).
+    public var framesFollowed = 0
     public var framesWithFaces = 0
     /// How the face detections looked at their pictures.
     public var detectionLooks = DetectionLooks()
@@ -96,6 +98,7 @@ public struct ReframeSummary: Sendable {
         if let path, let statistics, let coverage {
             fields.append(("subject", .object([
                 ("analysedFrames", .int(Int64(analysedFrames))), ("decodedForAnalysis", .int(Int64(decodedForAnalysis))), ("framesWithFaces", .int(Int64(framesWithFaces))),
+                ("framesFollowed", .int(Int64(framesFollowed))),
                 ("framesInsideCrop", .int(Int64(coverage.framesInside))), ("framesPossible", .int(Int64(coverage.possibleFrames))),
                 ("coverage", .double((coverage.fraction * 10000).rounded() / 10000)),
                 ("detections", .object([("wholePicture", .int(Int64(detectionLooks.whole))), ("reducedPicture", .int(Int64(detectionLooks.reduced))),
@@ -156,6 +159,7 @@ extension Reframer {
         summary.splitStatistics = [false, true].compactMap { SplitWindowStatistics(path: path, lower: $0, frameTimes: analysis.frameTimes) }
         summary.analysedFrames = analysis.samples.count
         summary.decodedForAnalysis = analysis.analysedFrames.count
+        summary.framesFollowed = path.followedSightings.count
         summary.framesWithFaces = analysis.samples.filter { !$0.faces.isEmpty }.count
         summary.detectionLooks = analysis.detectionLooks
     }

@@ -259,6 +259,7 @@ extension Reframer {
         planner.plan(frameTimes: Array(analysis.frameTimes.prefix(frames)), samples: DetectionSample.holding(samples, still: analysis.still),
                      cuts: cuts, layout: options.layout,
                      splitWindow: splitGeometry(crop: crop, output: outputSize).window, motions: analysis.motions,
-                     appearance: options.followColours ? analysis.colours.map { SubjectAppearance(thumbnails: $0, axis: planner.axis) } : nil)
+                     appearance: options.followColours ? analysis.colours.map { SubjectAppearance(thumbnails: $0, axis: planner.axis) } : nil,
+                     followed: analysis.following?.followed ?? [])
     }
 }

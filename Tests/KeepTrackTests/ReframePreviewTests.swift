@@ -130,7 +130,8 @@ final class ReframePreviewTests: XCTestCase {
 
     /// Real footage of two people (`two_people_apart.mp4`): the sheet with detections against the sheet of
     /// the same plan drawn without detecting (`--plan`): they differ only by boxes in the detection colours,
-    /// the subject's face in red and the other person's face in yellow.
+    /// the subject's face in red and the other person's face in yellow, and by the plot's pink where the
+    /// subject's face was followed between detections (`subject.framesFollowed`).
     func testTheDetectedFacesAreDrawnOnRealFootage() throws {
         let source = try PersonDetectorTests.footage("two_people_apart.mp4")
         let folder = TemporaryFolder()
@@ -142,7 +143,7 @@ final class ReframePreviewTests: XCTestCase {
         let a = try Self.decoded(folder.path("a.png")), b = try Self.decoded(folder.path("b.png"))
         XCTAssertEqual(a.width, b.width)
         XCTAssertEqual(a.height, b.height)
-        let colours: [[UInt8]] = [[255, 0, 0], [255, 255, 0], [0, 200, 255], [255, 0, 255]]
+        let colours: [[UInt8]] = [[255, 0, 0], [255, 255, 0], [0, 200, 255], [255, 0, 255], [255, 150, 150]]
         var counts = [Int](repeating: 0, count: colours.count), other = 0
         for index in stride(from: 0, to: min(a.rgb.count, b.rgb.count), by: 3) where a.rgb[index..<index + 3] != b.rgb[index..<index + 3] {
             if let colour = colours.firstIndex(of: Array(a.rgb[index..<index + 3])) { counts[colour] += 1 } else { other += 1 }
@@ -150,6 +151,9 @@ final class ReframePreviewTests: XCTestCase {
         XCTAssertEqual(other, 0, "only detection boxes differ")
         XCTAssertGreaterThan(counts[0], 200, "the subject's face in red: \(counts)")
         XCTAssertGreaterThan(counts[1], 100, "the other face in yellow: \(counts)")
+        let followed = try XCTUnwrap((try Self.json(detected.out)["subject"] as? [String: Any])?["framesFollowed"] as? Int)
+        XCTAssertGreaterThan(followed, 0)
+        XCTAssertGreaterThan(counts[4], 0, "the \(followed) followed positions in pink: \(counts)")
     }
 
     /// A plan edited into three shots shown follow, fit and split: the band above the plot has each shot's

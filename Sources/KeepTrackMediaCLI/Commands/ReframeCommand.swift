@@ -44,7 +44,8 @@ enum ReframeCommand {
         where the person rests (1 s or more) the crop rests with the face on its centre line (a third from the top
         when the crop slides vertically); while they move, the face stays within the central 40 % and the crop pans
         smoothly (speed and acceleration limited, no overshoot, look-ahead), jumping only at cuts; between detections
-        the colours of the subject's clothes (below the head, where they stand out from the picture) show where the
+        a large face (8 blocks or more of the 64x36 luma grid) is followed frame by frame on that grid, and the
+        colours of the subject's clothes (below the head, where they stand out from the picture) show where the
         subject went; otherwise it holds its place
         while the face is lost (after 2 s with nobody found, following one mover half a crop or more away, to where it
         stops); near the frame's edge it rests against the edge. Crops at even coordinates and re-encodes: libx264 8-bit for SDR,
@@ -60,7 +61,7 @@ enum ReframeCommand {
         (yellow), people (cyan) or, where nobody is found, what moved (magenta), each beside its output frame and
         labelled with frame number and time; under them a plot over the whole clip (time left to right, position
         along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red;
-        pink where its clothes' colours placed it), other detections, cuts (orange) and the frames shown (white ticks); above it a band in each shot's layout
+        pink where its clothes' colours placed it or its face was followed), other detections, cuts (orange) and the frames shown (white ticks); above it a band in each shot's layout
         colour (follow blue, fit violet, split pink; legend below): fit tiles outline the whole picture, split
         tiles both windows. With --plan-only nothing is encoded;
         --plan-only --plan FILE --preview FILE.png draws an edited plan without rendering it.
@@ -173,8 +174,9 @@ enum ReframeCommand {
             return "wrote \(summary.output): passed through (\(summary.orientation.displayWidth)x\(summary.orientation.displayHeight))"
         }
         var lines = ["wrote \(summary.output): \(size.width)x\(size.height) \(codec.rawValue) crf \(summary.crf.map { String(format: "%g", $0) } ?? "-"), \(summary.frames) frames, tracks \(summary.keptTracks.map(String.init).joined(separator: ","))"]
-        lines.append(String(format: "subject: faces in %d of %d analysed frames (%d frames decoded to analyse), inside the crop on %.1f%% of them",
-                            summary.framesWithFaces, summary.analysedFrames, summary.decodedForAnalysis, coverage.fraction * 100))
+        let followed = summary.framesFollowed > 0 ? "; the face followed between detections on \(summary.framesFollowed)" : ""
+        lines.append("subject: faces in \(summary.framesWithFaces) of \(summary.analysedFrames) analysed frames (\(summary.decodedForAnalysis) frames decoded to analyse\(followed)), inside the crop on "
+                     + String(format: "%.1f%% of them", coverage.fraction * 100))
         lines.append("camera: \(statistics.shots) shot(s), \(statistics.steadyShots) steady; moving on \(statistics.movingFrames) frames, top speed \(Int(statistics.maximumSpeed)) px/s, \(statistics.reversals) reversal(s)")
         lines.append(summary.timings.map { String(format: "%@ %.2f s", $0.stage, $0.seconds) }.joined(separator: ", "))
         return lines.joined(separator: "\n")
