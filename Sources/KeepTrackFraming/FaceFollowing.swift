@@ -13,6 +13,12 @@ public struct FaceFollowing: Sendable {
         /// Where it was on later frames (the part inside the picture), in frame order.
         public var positions: [(frame: Int, box: FrameRect)]
 
+        public init(detectionFrame: Int, face: FrameRect, positions: [(frame: Int, box: FrameRect)]) {
+            self.detectionFrame = detectionFrame
+            self.face = face
+            self.positions = positions
+        }
+
         public static func == (a: Followed, b: Followed) -> Bool {
             a.detectionFrame == b.detectionFrame && a.face == b.face && a.positions.map(\.frame) == b.positions.map(\.frame)
                 && a.positions.map(\.box) == b.positions.map(\.box)

@@ -64,7 +64,10 @@ extension CameraPathPlanner {
                     kept.faces = [point.detection]
                     if decision.layout == .follow, !sample.held,
                        let face = followedFrom[sample.frameIndex]?.first(where: { $0.face == point.detection.box }) {
-                        chosen += followedPositions(face, in: shot, confidence: point.detection.confidence)
+                        // The next look of the shot, where it found the same person, says where the following should have ended.
+                        let nextLook = inShot.first { !$0.held && $0.frameIndex > sample.frameIndex }?.frameIndex
+                        let found = nextLook.flatMap { look in track.points.first { $0.frameIndex == look }.map { (look, $0.detection.box) } }
+                        chosen += followedPositions(face, in: shot, confidence: point.detection.confidence, nextSighting: found)
                     }
                 } else if sample.faces.isEmpty {
                     kept.people = sample.people  // nobody's face here: the person nearest the subject stands in
@@ -89,17 +92,32 @@ extension CameraPathPlanner {
         return LayoutPlan(path: path, shots: decisions)
     }
 
-    /// `face`'s positions inside `shot` as samples (the part of the face inside the picture), marked held and followed.
-    func followedPositions(_ face: FaceFollowing.Followed, in shot: Range<Int>, confidence: Int) -> [DetectionSample] {
+    /// `face`'s positions inside `shot` as samples (the part of the face inside the picture), marked held and
+    /// followed; none when the last of them, a few frames before the next look that found the same person
+    /// (`nextSighting`), is more than half a face width from where it found them: the following went astray
+    /// (another head passed in front), so the path keeps to the looks alone.
+    func followedPositions(_ face: FaceFollowing.Followed, in shot: Range<Int>, confidence: Int,
+                           nextSighting: (frame: Int, box: FrameRect)? = nil) -> [DetectionSample] {
         let picture = FrameRect(x: 0, y: 0, width: Double(sourceWidth), height: Double(sourceHeight))
-        return face.positions.compactMap { position in
+        let samples = face.positions.compactMap { position -> DetectionSample? in
             guard shot.contains(position.frame), let visible = position.box.intersection(picture) else { return nil }
             var sample = DetectionSample(frameIndex: position.frame, faces: [FaceDetection(box: visible, confidence: confidence)])
             sample.held = true
             sample.followed = true
             return sample
         }
+        if let nextSighting, let lastSample = samples.last, nextSighting.frame - lastSample.frameIndex <= Self.followedCheckFrames,
+           let last = lastSample.faces.first?.box {
+            let seen = nextSighting.box.intersection(picture) ?? nextSighting.box
+            let apart = ((last.midX - seen.midX) * (last.midX - seen.midX) + (last.midY - seen.midY) * (last.midY - seen.midY)).squareRoot()
+            if apart > 0.5 * max(seen.width, 1) { return [] }
+        }
+        return samples
     }
+
+    /// Followed positions are checked against the next look when they reach this close to it (frames: I- and
+    /// P-frames only are at most 4 apart).
+    static let followedCheckFrames = 4
 
     /// The track's face at `frame`, or at its sighting nearest in time.
     static func nearestSighting(of track: FaceTrack, to frame: Int, times: [Double]) -> FrameRect {

@@ -119,4 +119,27 @@ final class FaceFollowingTests: XCTestCase {
                        "without: the crop at \(without.offsets[20]) stays between the two sightings")
         XCTAssertEqual(with.subjectFaces.map(\.frameIndex), [0, 40], "followed positions are not faces seen")
     }
+
+    /// Followed positions that end more than half a face width from where the next look found the same person
+    /// (the following went astray) are dropped, and the path keeps to the looks; ending near it, they are kept.
+    func testFollowingThatEndsAwayFromTheNextLookIsDropped() {
+        let frameTimes = (0..<31).map { Double($0) / 30 }
+        let face = Self.box(at: 100)
+        let samples = [DetectionSample(frameIndex: 0, faces: [FaceDetection(box: face, confidence: 90)]),
+                       DetectionSample(frameIndex: 30, faces: [FaceDetection(box: face, confidence: 90)])]
+        func followed(to end: Double) -> FaceFollowing.Followed {
+            FaceFollowing.Followed(detectionFrame: 0, face: face, positions: (1..<30).map { frame in
+                var box = face
+                box.x += (end - 100) * Double(frame) / 29
+                return (frame, box)
+            })
+        }
+        let planner = CameraPathPlanner(sourceWidth: Self.width, sourceHeight: Self.height, cropWidth: 202, cropHeight: 360)
+        let looksOnly = planner.plan(frameTimes: frameTimes, samples: samples, cuts: [], layout: .follow).path
+        let astray = planner.plan(frameTimes: frameTimes, samples: samples, cuts: [], layout: .follow, followed: [followed(to: 400)]).path
+        XCTAssertEqual(astray.offsets, looksOnly.offsets, "a following that ends 300 px from the next look is not used")
+        XCTAssertTrue(astray.followedSightings.isEmpty)
+        let near = planner.plan(frameTimes: frameTimes, samples: samples, cuts: [], layout: .follow, followed: [followed(to: 160)]).path
+        XCTAssertEqual(near.followedSightings.count, 29, "ending 60 px (a third of the face) from the next look: used")
+    }
 }
