@@ -33,6 +33,9 @@ public struct FaceFollowing: Sendable {
     static let movePenalty = 0.3
     /// Above this mean block difference the face is lost (it turned away, something passed in front).
     static let lostDifference = 32.0
+    /// At most this many faces of a detection are followed (the largest), so the positions kept stay bounded:
+    /// about 35 MB for two hours at 30 frames a second.
+    public static let mostFaces = 4
     /// Frames of one stretch kept while its detection is not known yet, and followed at most.
     public static let longestStretch = 600
 
@@ -88,7 +91,8 @@ public struct FaceFollowing: Sendable {
         let stretch = waiting.removeFirst()
         active = []
         guard let first = stretch.frames.first else { return }
-        for face in faces where blockSpan(of: face).columns >= Self.minimumBlocks && blockSpan(of: face).rows >= Self.minimumBlocks {
+        let large = faces.filter { blockSpan(of: $0).columns >= Self.minimumBlocks && blockSpan(of: $0).rows >= Self.minimumBlocks }
+        for face in large.sorted(by: { $0.area > $1.area }).prefix(Self.mostFaces) {
             followed.append(Followed(detectionFrame: first.frame, face: face, positions: []))
             active.append(followed.count - 1)
         }

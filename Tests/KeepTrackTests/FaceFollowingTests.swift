@@ -142,4 +142,16 @@ final class FaceFollowingTests: XCTestCase {
         let near = planner.plan(frameTimes: frameTimes, samples: samples, cuts: [], layout: .follow, followed: [followed(to: 160)]).path
         XCTAssertEqual(near.followedSightings.count, 29, "ending 60 px (a third of the face) from the next look: used")
     }
+
+    /// Of a crowd of large faces, the four largest are followed (the positions kept stay bounded).
+    func testTheLargestFourFacesOfADetectionAreFollowed() {
+        let faces: [FrameRect] = (0..<6).map { index in
+            let width = Double(80 + 5 * index)
+            return FrameRect(x: Double(20 + 100 * index), y: 100, width: width, height: 120)
+        }
+        let path = [Double](repeating: 250, count: 5)
+        let following = Self.follow(path, faces: faces)
+        XCTAssertEqual(Set(following.followed.map { $0.face }), Set(faces.suffix(4)))
+        XCTAssertEqual(following.followed.map { $0.positions.count }, [4, 4, 4, 4])
+    }
 }
