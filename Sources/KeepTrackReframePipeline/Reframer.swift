@@ -22,19 +22,31 @@ public enum Reframer {
         if video.header.rotation == nil {
             summary.notes.append("the video matrix is not a pure rotation; treated as upright")
         }
+        if options.planOnly, options.planOutput == nil, options.previewOutput == nil {
+            throw KeepTrackError.usage("a plan-only run writes a plan file or a preview, and neither was asked for")
+        }
         // A vertical target and a picture already as narrow: nothing to crop; the movie is copied as it is.
         // (A square or wide target cuts a portrait picture vertically instead.)
         let verticalTarget = options.aspect.width < options.aspect.height
         if verticalTarget, orientation.displayWidth * options.aspect.height <= orientation.displayHeight * options.aspect.width {
-            var remux = MovieOutput.Options()
-            remux.overwrite = options.overwrite
-            let copied = try MovieOutput.remux(input: input, output: output, options: remux)
-            summary.verification = copied.verification
-            summary.notes += copied.notes
+            let narrow = "the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height))"
             summary.passthrough = true
-            summary.notes.append("the picture is already \(orientation.displayWidth)x\(orientation.displayHeight) (no wider than \(options.aspect.width):\(options.aspect.height)): passed through uncropped, every track copied")
-            summary.notApplied = options.chosenEncodingSettings
-            summary.keptTracks = movie.tracks.map(\.id)
+            if options.planOnly {
+                // No movie is asked for, and there is no crop to plan or draw: nothing is written, and the notes say why.
+                summary.output = ""
+                summary.notes.append("\(narrow): nothing to crop, so no plan file or preview was written")
+            } else {
+                var remux = MovieOutput.Options()
+                remux.overwrite = options.overwrite
+                let copied = try MovieOutput.remux(input: input, output: output, options: remux)
+                summary.verification = copied.verification
+                summary.notes += copied.notes
+                summary.notes.append("\(narrow): passed through uncropped, every track copied")
+                if options.planOutput != nil { summary.notes.append("no plan file was written: there is no crop to plan") }
+                if options.planInput != nil { summary.notes.append("the plan file given was not used: there is nothing to crop") }
+            }
+            summary.notApplied = options.chosenEncodingSettings.filter { !(options.planOnly && $0 == .preview) }
+            if !options.planOnly { summary.keptTracks = movie.tracks.map(\.id) }
             summary.timings = [.init("total", Date().timeIntervalSince(started))]
             return summary
         }
@@ -44,9 +56,6 @@ public enum Reframer {
             throw KeepTrackError.outputExists(file)
         }
         if options.planOnly {
-            guard options.planOutput != nil || options.previewOutput != nil else {
-                throw KeepTrackError.usage("a plan-only run writes a plan file or a preview, and neither was asked for")
-            }
             return try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: nil,
                                options: options, summary: summary, started: started, progress: progress)
         }

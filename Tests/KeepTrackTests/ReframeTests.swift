@@ -398,6 +398,27 @@ final class ReframeTests: XCTestCase {
         XCTAssertFalse(library.notes.contains { $0.contains("--") }, "\(library.notes)")
         let json = try JSONSerialization.jsonObject(with: Data(library.json.rendered().utf8)) as? [String: Any]
         XCTAssertEqual(json?["notApplied"] as? [String], ["size", "preset"])
+        // Asked only for a plan (or a preview), there is no crop to plan: nothing is written, exit 0, and it says so
+        // (it once tried to copy the movie to an empty path: exit 73, "cannot move the finished file to : ...").
+        let plan = folder.path("plan.json")
+        let planOnly = runCLI(["reframe", input, "--plan-only", "--plan-out", plan, "--preview", folder.path("sheet.png")])
+        XCTAssertEqual(planOnly.code, 0, planOnly.error)
+        XCTAssertTrue(planOnly.error.contains("nothing to crop, so no plan file or preview was written"), planOnly.error)
+        XCTAssertFalse(planOnly.error.contains("not applied"), planOnly.error)
+        XCTAssertTrue(planOnly.out.contains("planned nothing"), planOnly.out)
+        let planOnlyJSON = runCLI(["reframe", input, "--plan-only", "--plan-out", plan, "--json"])
+        XCTAssertEqual(planOnlyJSON.code, 0, planOnlyJSON.error)
+        let planned = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(planOnlyJSON.out.utf8)) as? [String: Any])
+        XCTAssertEqual(planned["passthrough"] as? Bool, true)
+        XCTAssertEqual(planned["output"] as? String, "")
+        // With a movie asked for too, the movie is copied and the plan file not written, which a note says.
+        let copiedWithPlan = runCLI(["reframe", input, folder.path("copied.mov"), "--plan-out", plan])
+        XCTAssertEqual(copiedWithPlan.code, 0, copiedWithPlan.error)
+        XCTAssertTrue(copiedWithPlan.error.contains("no plan file was written"), copiedWithPlan.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: plan))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("sheet.png")))
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path)),
+                       ["iphone-vertical.mov", "sized.mov", "library.mov", "copied.mov"])
         let before = try Movie.open(path: input), after = try Movie.open(path: output)
         XCTAssertEqual(after.tracks.map(\.id), before.tracks.map(\.id))
         XCTAssertEqual(after.tracks.first { $0.kind == .video }?.video?.dolbyVision, before.tracks.first { $0.kind == .video }?.video?.dolbyVision)

@@ -31,7 +31,8 @@ enum ReframeCommand {
         discussion: """
         Demuxes with keeptrack's own container layer and decodes with FFmpeg's libavcodec (H.264, HEVC Main/Main10)
         on every core. Works in display orientation: an iPhone portrait file (stored rotated 90°) is turned upright.
-        A picture already as narrow as the target is passed through uncropped (every track copied), with a note.
+        A picture already as narrow as the target is passed through uncropped (every track copied), with a note;
+        there is then no plan to write (--plan-out, --plan-only: a note says so, exit 0).
         A first pass decodes the video (once, keeping the frames, when they fit in 1 GiB; otherwise only the
         frames other frames reference, and again for the encoder); on its frames it finds faces (libfacedetection,
         YuNet, on frames scaled to 480 px; to 240 px while every face it last found was large, or only around the faces it
@@ -168,6 +169,9 @@ enum ReframeCommand {
     static func text(_ summary: ReframeSummary) -> String {
         if summary.output.isEmpty, let statistics = summary.statistics {
             return "planned \(summary.path?.offsets.count ?? 0) frames (crop \(summary.crop?.width ?? 0)x\(summary.crop?.height ?? 0)): \(statistics.shots) shot(s), \(summary.framesWithFaces) of \(summary.analysedFrames) detections with faces; nothing encoded"
+        }
+        if summary.passthrough, summary.output.isEmpty {
+            return "planned nothing: the picture (\(summary.orientation.displayWidth)x\(summary.orientation.displayHeight)) is already narrow enough to pass through uncropped"
         }
         guard !summary.passthrough, let size = summary.outputSize, let codec = summary.codec,
               let statistics = summary.statistics, let coverage = summary.coverage else {
