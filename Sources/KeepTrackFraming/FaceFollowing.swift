@@ -134,6 +134,9 @@ public struct FaceFollowing: Sendable {
     }
 
     private func blocks(of box: FrameRect) -> (x: Range<Int>, y: Range<Int>) {
+        // A grid without blocks (a picture too small for one) or a box that is not finite covers nothing.
+        guard grid.blockWidth >= 1, grid.blockHeight >= 1, box.x.isFinite, box.y.isFinite, box.width.isFinite, box.height.isFinite,
+              abs(box.x) + abs(box.width) < 1e9, abs(box.y) + abs(box.height) < 1e9 else { return (0..<0, 0..<0) }
         let left = max(0, Int((box.x / grid.blockWidth).rounded())), right = min(grid.columns, Int((box.maxX / grid.blockWidth).rounded()))
         let top = max(0, Int((box.y / grid.blockHeight).rounded())), bottom = min(grid.rows, Int((box.maxY / grid.blockHeight).rounded()))
         return (left..<max(left, right), top..<max(top, bottom))
@@ -149,15 +152,16 @@ public struct FaceFollowing: Sendable {
         guard cells.x.count >= 2, cells.y.count >= 2 else { return nil }
         /// Mean absolute difference of the box's blocks of `a` against `b` moved by (dx, dy), over the blocks that stay inside.
         func difference(_ dx: Int, _ dy: Int) -> Double? {
-            let xs = max(cells.x.lowerBound, -dx)..<min(cells.x.upperBound, columns - dx)
-            let ys = max(cells.y.lowerBound, -dy)..<min(cells.y.upperBound, rows - dy)
-            guard xs.count >= max(2, cells.x.count / 3), ys.count >= max(2, cells.y.count / 3) else { return nil }
+            // (Bounds first: moved far enough, the blocks left inside make an empty, or reversed, range.)
+            let left = max(cells.x.lowerBound, -dx), right = min(cells.x.upperBound, columns - dx)
+            let top = max(cells.y.lowerBound, -dy), bottom = min(cells.y.upperBound, rows - dy)
+            guard right - left >= max(2, cells.x.count / 3), bottom - top >= max(2, cells.y.count / 3) else { return nil }
             var sum = 0
-            for y in ys {
+            for y in top..<bottom {
                 let rowA = y * columns, rowB = (y + dy) * columns + dx
-                for x in xs { sum += abs(Int(a[rowA + x]) - Int(b[rowB + x])) }
+                for x in left..<right { sum += abs(Int(a[rowA + x]) - Int(b[rowB + x])) }
             }
-            return Double(sum) / Double(xs.count * ys.count)
+            return Double(sum) / Double((right - left) * (bottom - top))
         }
         let verticalReach = max(1, (reach + 1) / 2)
         var table: [Int: Double] = [:]

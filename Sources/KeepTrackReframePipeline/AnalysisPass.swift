@@ -377,7 +377,10 @@ extension Reframer {
                                                      blockHeight: Double(orientation.storedHeight / 36))
             analysis.colours = ColourThumbnails(columns: colourGrid.columns, rows: colourGrid.rows, width: orientation.displayWidth,
                                                 height: orientation.displayHeight)
-            if options.followFaces { analysis.following = FaceFollowing(grid: analysis.still.grid!) }
+            // (Only where the grid exists: `histogramAndThumbnail` makes none below 256×144.)
+            if options.followFaces, orientation.storedWidth >= 256, orientation.storedHeight >= 144 {
+                analysis.following = FaceFollowing(grid: analysis.still.grid!)
+            }
         }
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference

@@ -154,4 +154,57 @@ final class FaceFollowingTests: XCTestCase {
         XCTAssertEqual(Set(following.followed.map { $0.face }), Set(faces.suffix(4)))
         XCTAssertEqual(following.followed.map { $0.positions.count }, [4, 4, 4, 4])
     }
+
+    /// A face at the picture's right edge, on frames 5 apart (I- and P-frames only: the search reaches 12 blocks),
+    /// once made a reversed range and trapped (a 1280×720 x264 clip of stage_cuts_audience: exit 132).
+    func testAFaceAtTheEdgeSearchedFarDoesNotTrap() {
+        var following = FaceFollowing(grid: Self.grid)
+        following.detected(frame: 0, thumbnail: Self.thumbnail(headX: 560))
+        following.learn(faces: [FrameRect(x: 560, y: 100, width: 80, height: 200)])
+        for frame in stride(from: 5, through: 30, by: 5) {
+            following.analysed(frame: frame, thumbnail: Self.thumbnail(headX: 560 + Double(frame)), likelyCut: false)
+        }
+        XCTAssertFalse(following.followed.isEmpty)
+    }
+
+    /// Seeded random boxes (inside, across the edges, far outside, huge, empty), grids (tiny blocks, none) and
+    /// thumbnails (of the grid's size or not): following never traps, and positions are always finite.
+    func testFollowingAnythingNeverTraps() {
+        var seed: UInt64 = 0x5EED_F011
+        func next() -> UInt64 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return seed >> 33
+        }
+        func number(_ range: ClosedRange<Double>) -> Double { range.lowerBound + Double(next() % 10_000) / 10_000 * (range.upperBound - range.lowerBound) }
+        let grids = [Self.grid, StillPictures.Grid(columns: 64, rows: 36, blockWidth: 4, blockHeight: 4),
+                     StillPictures.Grid(columns: 64, rows: 36, blockWidth: 0, blockHeight: 0),
+                     StillPictures.Grid(columns: 64, rows: 36, blockWidth: 30, blockHeight: 30)]
+        for round in 0..<300 {
+            let grid = grids[round % grids.count]
+            var following = FaceFollowing(grid: grid)
+            func thumbnail() -> [UInt8] {
+                switch next() % 6 {
+                case 0: return []
+                case 1: return [UInt8](repeating: 7, count: 100)
+                default: return (0..<(64 * 36)).map { _ in UInt8(next() % 256) }
+                }
+            }
+            let faces = (0..<Int(next() % 6)).map { _ in
+                FrameRect(x: number(-3000...3000), y: number(-2000...2000), width: number(0...2500), height: number(0...2500))
+            }
+            following.detected(frame: 0, thumbnail: thumbnail())
+            var frame = 0
+            for step in 0..<Int(next() % 40) {
+                frame += 1 + Int(next() % 8)
+                if step == 3 { following.learn(faces: faces) }
+                if next() % 17 == 0 { following.detected(frame: frame, thumbnail: thumbnail()) } else {
+                    following.analysed(frame: frame, thumbnail: thumbnail(), likelyCut: next() % 23 == 0)
+                }
+            }
+            following.learn(faces: faces)
+            for face in following.followed {
+                XCTAssertTrue(face.positions.allSatisfy { $0.box.x.isFinite && $0.box.y.isFinite }, "round \(round)")
+            }
+        }
+    }
 }
