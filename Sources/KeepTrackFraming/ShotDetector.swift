@@ -9,14 +9,20 @@ public struct ShotDetector: Sendable {
     public var relativeFactor: Double
     /// Frames on each side considered for that median.
     public var neighbourhood: Int
+    /// Or: this many times the median of the busier side alone (and `relativeFactor` times the calmer side's).
+    /// A hard cut into a shot that moves on every frame (stage_cuts_audience's over-the-shoulder head: 0.40 at
+    /// the cut, 0.12–0.16 on each frame after it) sits below 4× the median of both sides together once the calm
+    /// side no longer holds the majority; a motion that starts is no spike above the side that moves.
+    public var busySideFactor: Double
     /// Shots shorter than this many frames are merged into the previous one.
     public var minimumShotFrames: Int
 
     public init(minimumDifference: Double = 0.3, relativeFactor: Double = 4, neighbourhood: Int = 6,
-                minimumShotFrames: Int = 6) {
+                minimumShotFrames: Int = 6, busySideFactor: Double = 2) {
         self.minimumDifference = minimumDifference
         self.relativeFactor = relativeFactor
         self.neighbourhood = neighbourhood
+        self.busySideFactor = busySideFactor
         self.minimumShotFrames = minimumShotFrames
     }
 
@@ -34,11 +40,23 @@ public struct ShotDetector: Sendable {
     /// up to `index + neighbourhood` are known: later ones never change the answer.
     public func isCut(at index: Int, differences: [Double], after lastCut: Int?) -> Bool {
         guard index > 0, index < differences.count, differences[index] >= minimumDifference else { return false }
-        let window = max(1, index - neighbourhood)..<min(differences.count, index + neighbourhood + 1)
-        var others = window.filter { $0 != index }.map { differences[$0] }.sorted()
-        if others.isEmpty { others = [0] }
-        guard differences[index] >= relativeFactor * others[others.count / 2] else { return false }
+        let before = (max(1, index - neighbourhood)..<index).map { differences[$0] }
+        let after = (index + 1..<min(differences.count, index + neighbourhood + 1)).map { differences[$0] }
+        let difference = differences[index]
+        let aboveBoth = difference >= relativeFactor * Self.median(before + after)
+        var aboveEachSide = false
+        if !before.isEmpty, !after.isEmpty {
+            let sides = (Self.median(before), Self.median(after))
+            aboveEachSide = difference >= relativeFactor * min(sides.0, sides.1) && difference >= busySideFactor * max(sides.0, sides.1)
+        }
+        guard aboveBoth || aboveEachSide else { return false }
         return index - (lastCut ?? 0) >= minimumShotFrames
+    }
+
+    /// The upper median (0 for none).
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        return values.sorted()[values.count / 2]
     }
 
     /// Frame ranges of the shots of a clip of `frameCount` frames cut at `cuts`.

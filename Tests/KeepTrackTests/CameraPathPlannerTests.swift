@@ -356,6 +356,24 @@ final class ShotDetectorTests: XCTestCase {
         XCTAssertEqual(ShotDetector().cuts(differences: differences), [120, 170])
         XCTAssertEqual(ShotDetector.shots(frameCount: 200, cuts: [120, 170]), [0..<120, 120..<170, 170..<200])
     }
+
+    /// A hard cut into a shot that moves on every frame, and one out of it, as stage_cuts_audience's cut to the
+    /// over-the-shoulder head reads on the I- and P-frames of a 1280×720 x264 copy (0.40 at the cut, 0.10–0.16
+    /// on each analysed frame after it, no still frame among them: missed before, which left the shots joined);
+    /// a motion that starts (a step up to a sustained 0.32) is not a cut.
+    func testFindsACutIntoOrOutOfAShotThatMovesOnEveryFrame() {
+        var generator = NoiseGenerator(seed: 5)
+        func calm() -> Double { 0.004 + abs(generator.next(amplitude: 0.002)) }
+        let moving = [0.137, 0.155, 0.157, 0.147, 0.147, 0.120, 0.097, 0.140, 0.150, 0.130, 0.145, 0.138]
+        let into = (0..<45).map { _ in calm() } + [0.398] + moving + (0..<40).map { _ in calm() }
+        XCTAssertEqual(ShotDetector().cuts(differences: into), [45])
+        let outOf = (0..<30).map { _ in calm() } + [0.5] + moving + [0.41] + (0..<30).map { _ in calm() }
+        XCTAssertEqual(ShotDetector().cuts(differences: outOf), [30, 43])
+        let starts = (0..<40).map { _ in calm() } + [Double](repeating: 0.32, count: 30)
+        XCTAssertEqual(ShotDetector().cuts(differences: starts), [])
+        let startsWithAJolt = (0..<40).map { _ in calm() } + [0.45] + [Double](repeating: 0.32, count: 30)
+        XCTAssertEqual(ShotDetector().cuts(differences: startsWithAJolt), [], "0.45 is not twice the motion after it")
+    }
 }
 
 final class FaceTrackerTests: XCTestCase {
