@@ -135,10 +135,11 @@ public struct FaceFollowing: Sendable {
 
     private func blocks(of box: FrameRect) -> (x: Range<Int>, y: Range<Int>) {
         // A grid without blocks (a picture too small for one) or a box that is not finite covers nothing.
-        guard grid.blockWidth >= 1, grid.blockHeight >= 1, box.x.isFinite, box.y.isFinite, box.width.isFinite, box.height.isFinite,
+        guard grid.blockWidth >= 1, grid.blockHeight >= 1, grid.originX.isFinite, grid.originY.isFinite, box.x.isFinite, box.y.isFinite, box.width.isFinite, box.height.isFinite,
               abs(box.x) + abs(box.width) < 1e9, abs(box.y) + abs(box.height) < 1e9 else { return (0..<0, 0..<0) }
-        let left = max(0, Int((box.x / grid.blockWidth).rounded())), right = min(grid.columns, Int((box.maxX / grid.blockWidth).rounded()))
-        let top = max(0, Int((box.y / grid.blockHeight).rounded())), bottom = min(grid.rows, Int((box.maxY / grid.blockHeight).rounded()))
+        let x = box.x - grid.originX, y = box.y - grid.originY
+        let left = max(0, Int((x / grid.blockWidth).rounded())), right = min(grid.columns, Int(((x + box.width) / grid.blockWidth).rounded()))
+        let top = max(0, Int((y / grid.blockHeight).rounded())), bottom = min(grid.rows, Int(((y + box.height) / grid.blockHeight).rounded()))
         return (left..<max(left, right), top..<max(top, bottom))
     }
 

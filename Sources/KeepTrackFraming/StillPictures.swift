@@ -21,9 +21,13 @@ public struct StillPictures: Equatable, Sendable {
     public struct Grid: Equatable, Sendable {
         public var columns: Int, rows: Int
         public var blockWidth: Double, blockHeight: Double
+        /// Where the grid's first block starts (display pixels): not at 0 when a rotated picture's grid, which
+        /// starts at the stored picture's corner, is turned upright and the picture is not a whole number of blocks.
+        public var originX: Double, originY: Double
 
-        public init(columns: Int, rows: Int, blockWidth: Double, blockHeight: Double) {
+        public init(columns: Int, rows: Int, blockWidth: Double, blockHeight: Double, originX: Double = 0, originY: Double = 0) {
             (self.columns, self.rows, self.blockWidth, self.blockHeight) = (columns, rows, blockWidth, blockHeight)
+            (self.originX, self.originY) = (originX, originY)
         }
     }
 

@@ -134,7 +134,7 @@ extension Reframer {
         /// How the analysed frames on either side of each detection differ from its picture: the planner holds
         /// its findings where nothing around them changed.
         var still = StillPictures()
-        /// Where large faces went between detections (upright pictures only); nil: not followed.
+        /// Where large faces went between detections (on the grid turned upright); nil: not followed.
         var following: FaceFollowing?
         /// What moved, a few times a second between detections (motion only: no faces, no people), for the
         /// planner to follow once nobody has been found for a while (`CameraPathPlanner.Settings.motionTakeoverSeconds`).
@@ -377,10 +377,16 @@ extension Reframer {
                                                      blockHeight: Double(orientation.storedHeight / 36))
             analysis.colours = ColourThumbnails(columns: colourGrid.columns, rows: colourGrid.rows, width: orientation.displayWidth,
                                                 height: orientation.displayHeight)
-            // (Only where the grid exists: `histogramAndThumbnail` makes none below 256×144.)
-            if options.followFaces, orientation.storedWidth >= 256, orientation.storedHeight >= 144 {
-                analysis.following = FaceFollowing(grid: analysis.still.grid!)
-            }
+        }
+        // On the grid turned upright (a picture stored rotated too), and only where the grid exists:
+        // `histogramAndThumbnail` makes none below 256×144.
+        if options.followFaces, orientation.storedWidth >= 256, orientation.storedHeight >= 144,
+           let upright = FrameOperations.uprightThumbnail([UInt8](repeating: 0, count: 64 * 36), orientation: orientation) {
+            analysis.following = FaceFollowing(grid: upright.grid)
+        }
+        /// The thumbnail as the following sees it: turned upright.
+        func followed(_ thumbnail: [UInt8]) -> [UInt8] {
+            orientation.rotation == 0 ? thumbnail : FrameOperations.uprightThumbnail(thumbnail, orientation: orientation)?.thumbnail ?? []
         }
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference
@@ -547,10 +553,12 @@ extension Reframer {
                 }
                 detections.submit(frameIndex: index, picture: picturing.picture(frame), scale: picturing.scale, motion: motion, people: people,
                                   regions: decision == .detectRegions ? regions : nil)
-                analysis.following?.detected(frame: index, thumbnail: current)
+                analysis.following?.detected(frame: index, thumbnail: followed(current))
             } else {
                 sinceDetection.append((index, current))
-                analysis.following?.analysed(frame: index, thumbnail: current, likelyCut: difference >= cutThreshold)
+                if analysis.following != nil {
+                    analysis.following!.analysed(frame: index, thumbnail: followed(current), likelyCut: difference >= cutThreshold)
+                }
             }
             if decodedFrames % 10 == 0 { progress(frameNumber + 1, Date().timeIntervalSince(started)) }
         }

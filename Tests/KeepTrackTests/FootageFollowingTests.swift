@@ -100,4 +100,31 @@ final class FootageFollowingTests: XCTestCase {
         XCTAssertGreaterThan(inside, centreCrop, "better than a centre crop")
         XCTAssertGreaterThanOrEqual(inside, 6, "no worse than when written")
     }
+
+    /// The clip stored turned (a quarter turn either way, or upside down) with a matrix that shows it upright, as
+    /// phones write: the following works on the luma grid turned upright, and the head is followed as on the
+    /// original (before, a turned picture was not followed: 3 of 11 for a quarter turn, 4 upside down).
+    func testTheOverTheShoulderHeadIsFollowedOnAPictureStoredTurned() throws {
+        let folder = TemporaryFolder()
+        for (filter, rotation) in [("hflip,vflip", 180), ("transpose=2", 270), ("transpose=1", 90)] {
+            let turned = folder.path("turned-\(rotation).mp4"), tagged = folder.path("tagged-\(rotation).mp4")
+            guard let made = runTool("ffmpeg", ["-v", "error", "-i", try PersonDetectorTests.footage("stage_cuts_audience.mp4"), "-vf", filter,
+                                                "-c:v", "libx264", "-preset", "veryfast", "-crf", "18", "-an", turned]), made.code == 0,
+                  let tag = runTool("ffmpeg", ["-v", "error", "-i", turned, "-c", "copy", "-metadata:s:v", "rotate=\(rotation)", tagged]),
+                  tag.code == 0 else { throw unavailable("ffmpeg with libx264 is needed") }
+            var options = ReframeOptions()
+            options.preset = "ultrafast"
+            let summary = try Reframer.run(input: tagged, output: folder.path("vertical-\(rotation).mp4"), options: options)
+            let path = try XCTUnwrap(summary.path)
+            XCTAssertNotEqual(summary.orientation.rotation, 0, "stored turned (ffmpeg tag rotate=\(rotation))")
+            XCTAssertEqual(path.sourceWidth, 640)
+            let cuts = path.shots.dropFirst().map(\.lowerBound)
+            let shift = (cuts.first ?? 0) - 20
+            XCTAssertEqual(cuts, [20, 82, 211].map { $0 + shift })
+            XCTAssertGreaterThan(summary.framesFollowed, 0)
+            let (inside, _) = Self.overTheShoulderHeadsInside(path, shift: shift)
+            print("stage over-the-shoulder, stored turned (rotate=\(rotation)): the head inside the crop on \(inside)/11")
+            XCTAssertGreaterThanOrEqual(inside, 9, "the target, as upright")
+        }
+    }
 }

@@ -4,6 +4,29 @@ import CFFmpeg
 import KeepTrackFraming
 
 final class FrameOperationsTests: XCTestCase {
+    /// The luma grid turned upright: for every rotation of a stored 650×370 picture (blocks of 10×10, 10 pixels to
+    /// spare each way), a block lit in the stored grid lights the turned grid's block whose displayed rectangle
+    /// `storedRect` (written for the crops) maps back onto that stored block.
+    func testTheUprightGridPutsEachBlockWhereThePictureShowsIt() throws {
+        for rotation in [0, 90, 180, 270] {
+            let orientation = DisplayOrientation(rotation: rotation, storedWidth: 650, storedHeight: 370)
+            for (column, row) in [(0, 0), (63, 0), (0, 35), (63, 35), (17, 9), (40, 30)] {
+                var stored = [UInt8](repeating: 0, count: 64 * 36)
+                stored[row * 64 + column] = 255
+                let upright = try XCTUnwrap(FrameOperations.uprightThumbnail(stored, orientation: orientation))
+                let grid = upright.grid
+                XCTAssertEqual(Double(grid.columns) * grid.blockWidth + grid.originX <= Double(orientation.displayWidth), true)
+                let lit = try XCTUnwrap(upright.thumbnail.firstIndex(of: 255))
+                let shown = (x: Int(grid.originX + Double(lit % grid.columns) * grid.blockWidth),
+                             y: Int(grid.originY + Double(lit / grid.columns) * grid.blockHeight),
+                             width: Int(grid.blockWidth), height: Int(grid.blockHeight))
+                let back = orientation.storedRect(display: shown)
+                XCTAssertEqual([back.x, back.y, back.width, back.height], [column * 10, row * 10, 10, 10], "rotation \(rotation), block (\(column), \(row))")
+            }
+        }
+        XCTAssertNil(FrameOperations.uprightThumbnail([], orientation: DisplayOrientation(rotation: 90, storedWidth: 100, storedHeight: 60)))
+    }
+
     /// A stored 4x2 picture with distinct pixels; for every rotation, cropping the stored rectangle that
     /// `storedRect` names and rotating it gives exactly the displayed crop.
     func testRotatedCropsMatchTheDisplayedPicture() {
