@@ -6,7 +6,8 @@ import KeepTrackFraming
 /// ones) with the crop window, the faces and people found, each beside the output frame it becomes, and
 /// under them a plot of the crop's position and the subject's over the whole clip with the cuts marked.
 ///
-/// Colours: crop window green, outside it darkened; the subject's face red; other faces yellow; people
+/// Colours: crop window green, outside it darkened; the subject's face red (pink where it was followed between
+/// looks, when that is nearer the frame than a look); other faces yellow; people
 /// (bodies) cyan; where the picture moved (the fallback subject) magenta. In the plot (time runs left to
 /// right, position along the crop's axis top to bottom): the crop's extent dark green and its centre
 /// green, subject red, other faces yellow, people cyan, cuts orange, the frames shown above white ticks.
@@ -122,8 +123,15 @@ struct ContactSheet {
                             outputX: x + pictureWidth + Self.gap, outputWidth: outputWidth, outputHeight: outputHeight)
             let shot = path.shots.first(where: { $0.contains(frame) }) ?? frame..<(frame + 1)
             let detections = Self.sample(near: frame, in: shot, samples: samples, frameTimes: frameTimes)
-            let subjectFace = path.subjectFaces.filter { shot.contains($0.frameIndex) && abs(frameTimes[$0.frameIndex] - frameTimes[frame]) <= 1 }
-                .min { abs($0.frameIndex - frame) < abs($1.frameIndex - frame) }?.box
+            // The subject where it was nearest this frame (within its shot and 1 s): a look's face, or where its face
+            // was followed between looks when that is nearer (drawn pink: the look's box may lie beside it).
+            func nearest(_ sightings: [Sighting]) -> Sighting? {
+                sightings.filter { shot.contains($0.frameIndex) && abs(frameTimes[$0.frameIndex] - frameTimes[frame]) <= 1 }
+                    .min { abs($0.frameIndex - frame) < abs($1.frameIndex - frame) }
+            }
+            let seen = nearest(path.subjectFaces), followed = nearest(path.followedSightings)
+            let followedNearer = followed.map { followed in seen.map { abs(followed.frameIndex - frame) < abs($0.frameIndex - frame) } ?? true } ?? false
+            let subjectFace = followedNearer ? followed?.box : seen?.box
             let shown: Shown
             switch path.layout(frame: frame) {
             case .fit: shown = .fit(aspect: (path.cropWidth, path.cropHeight))
@@ -131,7 +139,8 @@ struct ContactSheet {
                 if let windows = path.splitRects(frame: frame) { shown = .split(windows.top, windows.bottom) } else { shown = .crop(path.rect(frame: frame)) }
             case .follow: shown = .crop(path.rect(frame: frame))
             }
-            try drawTile(tile, picture: picture, shown: shown, detections: detections, subject: subjectFace, scaleX: scaleX, scaleY: scaleY)
+            try drawTile(tile, picture: picture, shown: shown, detections: detections, subject: subjectFace, subjectFollowed: followedNearer,
+                         scaleX: scaleX, scaleY: scaleY)
             Self.write(String(format: "%d  %.2fs", frame, time), into: &image, x: x, y: y - Self.labelHeight + 2)
             tiles.append(tile)
         }
@@ -147,7 +156,7 @@ struct ContactSheet {
         case split(FrameRect, FrameRect)
     }
 
-    private mutating func drawTile(_ tile: Tile, picture: RGBImage, shown: Shown, detections: DetectionSample?, subject: FrameRect?,
+    private mutating func drawTile(_ tile: Tile, picture: RGBImage, shown: Shown, detections: DetectionSample?, subject: FrameRect?, subjectFollowed: Bool = false,
                                    scaleX: Double, scaleY: Double) throws {
         func scaled(_ rect: FrameRect) -> (x: Int, y: Int, width: Int, height: Int) {
             let left = Int((rect.x * scaleX).rounded()), top = Int((rect.y * scaleY).rounded())
@@ -212,7 +221,7 @@ struct ContactSheet {
         }
         if let subject {
             let box = scaled(subject)
-            source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, Self.subject, thickness: 2)
+            source.strokeRect(x: box.x, y: box.y, width: box.width, height: box.height, subjectFollowed ? Self.colourSighting : Self.subject, thickness: 2)
         }
         for window in windows {
             source.strokeRect(x: window.x, y: window.y, width: window.width, height: window.height, Self.crop, thickness: 2)

@@ -130,8 +130,9 @@ final class ReframePreviewTests: XCTestCase {
 
     /// Real footage of two people (`two_people_apart.mp4`): the sheet with detections against the sheet of
     /// the same plan drawn without detecting (`--plan`): they differ only by boxes in the detection colours,
-    /// the subject's face in red and the other person's face in yellow, and by the plot's pink where the
-    /// subject's face was followed between detections (`subject.framesFollowed`).
+    /// the subject's face in red and the other person's face in yellow, and by pink where the subject's face was
+    /// followed between detections (`subject.framesFollowed`): in the plot, and boxed on tiles nearer such a
+    /// position than a look.
     func testTheDetectedFacesAreDrawnOnRealFootage() throws {
         let source = try PersonDetectorTests.footage("two_people_apart.mp4")
         let folder = TemporaryFolder()
@@ -144,9 +145,17 @@ final class ReframePreviewTests: XCTestCase {
         XCTAssertEqual(a.width, b.width)
         XCTAssertEqual(a.height, b.height)
         let colours: [[UInt8]] = [[255, 0, 0], [255, 255, 0], [0, 200, 255], [255, 0, 255], [255, 150, 150]]
-        var counts = [Int](repeating: 0, count: colours.count), other = 0
+        var counts = [Int](repeating: 0, count: colours.count), other = 0, pinkOnTiles = 0
+        let tiles = try XCTUnwrap(((try Self.json(detected.out)["preview"] as? [String: Any])?["frames"] as? [[String: Any]])?.compactMap { tile -> (x: Int, y: Int, width: Int, height: Int)? in
+            guard let x = tile["x"] as? Int, let y = tile["y"] as? Int, let width = tile["width"] as? Int, let height = tile["height"] as? Int else { return nil }
+            return (x, y, width, height)
+        })
         for index in stride(from: 0, to: min(a.rgb.count, b.rgb.count), by: 3) where a.rgb[index..<index + 3] != b.rgb[index..<index + 3] {
             if let colour = colours.firstIndex(of: Array(a.rgb[index..<index + 3])) { counts[colour] += 1 } else { other += 1 }
+            let pixel = index / 3, x = pixel % a.width, y = pixel / a.width
+            if Array(a.rgb[index..<index + 3]) == colours[4], tiles.contains(where: { x >= $0.x && x < $0.x + $0.width && y >= $0.y && y < $0.y + $0.height }) {
+                pinkOnTiles += 1
+            }
         }
         XCTAssertEqual(other, 0, "only detection boxes differ")
         XCTAssertGreaterThan(counts[0], 200, "the subject's face in red: \(counts)")
@@ -154,6 +163,7 @@ final class ReframePreviewTests: XCTestCase {
         let followed = try XCTUnwrap((try Self.json(detected.out)["subject"] as? [String: Any])?["framesFollowed"] as? Int)
         XCTAssertGreaterThan(followed, 0)
         XCTAssertGreaterThan(counts[4], 0, "the \(followed) followed positions in pink: \(counts)")
+        XCTAssertGreaterThan(pinkOnTiles, 100, "a tile nearer a followed position than a look boxes the face there in pink")
     }
 
     /// A plan edited into three shots shown follow, fit and split: the band above the plot has each shot's

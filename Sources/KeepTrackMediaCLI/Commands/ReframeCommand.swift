@@ -58,7 +58,7 @@ enum ReframeCommand {
         movie metadata (creation date, location, make, model) is kept. Timed metadata describing the old picture
         (detected faces, orientation) is dropped and reported.
         --preview writes a PNG contact sheet to check the plan before publishing: 10 source frames (each shot's first,
-        then evenly spaced), darkened outside the crop window (green), the subject's face (red), other faces
+        then evenly spaced), darkened outside the crop window (green), the subject's face (red; pink where followed), other faces
         (yellow), people (cyan) or, where nobody is found, what moved (magenta), each beside its output frame and
         labelled with frame number and time; under them a plot over the whole clip (time left to right, position
         along the crop's axis top to bottom): the crop's extent (dark green) and centre (green), the subject (red;
