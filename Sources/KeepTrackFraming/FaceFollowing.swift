@@ -91,7 +91,10 @@ public struct FaceFollowing: Sendable {
         let stretch = waiting.removeFirst()
         active = []
         guard let first = stretch.frames.first else { return }
-        let large = faces.filter { blockSpan(of: $0).columns >= Self.minimumBlocks && blockSpan(of: $0).rows >= Self.minimumBlocks }
+        let large = faces.filter { face in
+            let span = blockSpan(of: face)
+            return span.columns >= Self.minimumBlocks && span.rows >= Self.minimumBlocks
+        }
         for face in large.sorted(by: { $0.area > $1.area }).prefix(Self.mostFaces) {
             followed.append(Followed(detectionFrame: first.frame, face: face, positions: []))
             active.append(followed.count - 1)

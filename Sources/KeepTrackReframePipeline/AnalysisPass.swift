@@ -373,21 +373,17 @@ extension Reframer {
         var lastColours: Int?
         if orientation.rotation == 0 {
             // The luma grid's blocks (`FrameOperations.histogramAndThumbnail`), for the regions around what a detection found.
-            analysis.still.grid = StillPictures.Grid(columns: 64, rows: 36, blockWidth: Double(orientation.storedWidth / 64),
-                                                     blockHeight: Double(orientation.storedHeight / 36))
+            analysis.still.grid = FrameOperations.uprightGrid(orientation)
             analysis.colours = ColourThumbnails(columns: colourGrid.columns, rows: colourGrid.rows, width: orientation.displayWidth,
                                                 height: orientation.displayHeight)
         }
         // On the grid turned upright (a picture stored rotated too), and only where the grid exists:
         // `histogramAndThumbnail` makes none below 256×144.
-        if options.followFaces, orientation.storedWidth >= 256, orientation.storedHeight >= 144,
-           let upright = FrameOperations.uprightThumbnail([UInt8](repeating: 0, count: 64 * 36), orientation: orientation) {
-            analysis.following = FaceFollowing(grid: upright.grid)
+        if options.followFaces, orientation.storedWidth >= 256, orientation.storedHeight >= 144 {
+            analysis.following = FaceFollowing(grid: FrameOperations.uprightGrid(orientation))
         }
         /// The thumbnail as the following sees it: turned upright.
-        func followed(_ thumbnail: [UInt8]) -> [UInt8] {
-            orientation.rotation == 0 ? thumbnail : FrameOperations.uprightThumbnail(thumbnail, orientation: orientation)?.thumbnail ?? []
-        }
+        func followed(_ thumbnail: [UInt8]) -> [UInt8] { FrameOperations.uprightThumbnail(thumbnail, orientation: orientation) ?? [] }
         // A difference this large may be a cut: keep both histograms, and look for faces at once.
         let cutThreshold = ShotDetector().minimumDifference
         var decodedFrames = 0
@@ -556,9 +552,7 @@ extension Reframer {
                 analysis.following?.detected(frame: index, thumbnail: followed(current))
             } else {
                 sinceDetection.append((index, current))
-                if analysis.following != nil {
-                    analysis.following!.analysed(frame: index, thumbnail: followed(current), likelyCut: difference >= cutThreshold)
-                }
+                analysis.following?.analysed(frame: index, thumbnail: followed(current), likelyCut: difference >= cutThreshold)
             }
             if decodedFrames % 10 == 0 { progress(frameNumber + 1, Date().timeIntervalSince(started)) }
         }

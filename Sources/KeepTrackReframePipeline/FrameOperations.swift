@@ -194,27 +194,36 @@ enum FrameOperations {
         return (merged.map { Double($0) / count }, thumbnail)
     }
 
-    /// A 64×36 thumbnail of a stored frame (`histogramAndThumbnail`) turned as `orientation` shows the frame, and
-    /// the grid its blocks form on the displayed picture (36×64 for a quarter turn; the stored grid starts at the
-    /// stored picture's corner, so the turned one may start short of the displayed picture's edge).
-    static func uprightThumbnail(_ thumbnail: [UInt8], orientation: DisplayOrientation) -> (thumbnail: [UInt8], grid: StillPictures.Grid)? {
+    /// The blocks of the 64×36 luma grid (`histogramAndThumbnail`) on the displayed picture: 36×64 for a quarter
+    /// turn; the stored grid starts at the stored picture's corner, so the turned one may start short of the
+    /// displayed picture's edge.
+    static func uprightGrid(_ orientation: DisplayOrientation) -> StillPictures.Grid {
         let columns = 64, rows = 36
-        guard thumbnail.count == columns * rows else { return nil }
         let blockWidth = Double(orientation.storedWidth / columns), blockHeight = Double(orientation.storedHeight / rows)
         let spareX = Double(orientation.storedWidth) - Double(columns) * blockWidth
         let spareY = Double(orientation.storedHeight) - Double(rows) * blockHeight
         switch orientation.rotation {
+        case 90: return StillPictures.Grid(columns: rows, rows: columns, blockWidth: blockHeight, blockHeight: blockWidth, originX: spareY)
+        case 180: return StillPictures.Grid(columns: columns, rows: rows, blockWidth: blockWidth, blockHeight: blockHeight, originX: spareX, originY: spareY)
+        case 270: return StillPictures.Grid(columns: rows, rows: columns, blockWidth: blockHeight, blockHeight: blockWidth, originY: spareX)
+        default: return StillPictures.Grid(columns: columns, rows: rows, blockWidth: blockWidth, blockHeight: blockHeight)
+        }
+    }
+
+    /// A stored frame's 64×36 thumbnail turned as `orientation` shows the frame, in the order of `uprightGrid`'s
+    /// blocks; nil when it is not a whole grid.
+    static func uprightThumbnail(_ thumbnail: [UInt8], orientation: DisplayOrientation) -> [UInt8]? {
+        let columns = 64, rows = 36
+        guard thumbnail.count == columns * rows else { return nil }
+        switch orientation.rotation {
         case 90:  // stored (c, r) is shown at column rows-1-r, row c
-            let turned = (0..<(columns * rows)).map { index in thumbnail[(rows - 1 - index % rows) * columns + index / rows] }
-            return (turned, StillPictures.Grid(columns: rows, rows: columns, blockWidth: blockHeight, blockHeight: blockWidth, originX: spareY))
+            return (0..<(columns * rows)).map { index in thumbnail[(rows - 1 - index % rows) * columns + index / rows] }
         case 180:  // stored (c, r) is shown at column columns-1-c, row rows-1-r
-            return (Array(thumbnail.reversed()), StillPictures.Grid(columns: columns, rows: rows, blockWidth: blockWidth, blockHeight: blockHeight,
-                                                                    originX: spareX, originY: spareY))
+            return Array(thumbnail.reversed())
         case 270:  // stored (c, r) is shown at column r, row columns-1-c
-            let turned = (0..<(columns * rows)).map { index in thumbnail[(index % rows) * columns + columns - 1 - index / rows] }
-            return (turned, StillPictures.Grid(columns: rows, rows: columns, blockWidth: blockHeight, blockHeight: blockWidth, originY: spareX))
+            return (0..<(columns * rows)).map { index in thumbnail[(index % rows) * columns + columns - 1 - index / rows] }
         default:
-            return (thumbnail, StillPictures.Grid(columns: columns, rows: rows, blockWidth: blockWidth, blockHeight: blockHeight))
+            return thumbnail
         }
     }
 

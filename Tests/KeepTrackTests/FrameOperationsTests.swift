@@ -14,9 +14,9 @@ final class FrameOperationsTests: XCTestCase {
                 var stored = [UInt8](repeating: 0, count: 64 * 36)
                 stored[row * 64 + column] = 255
                 let upright = try XCTUnwrap(FrameOperations.uprightThumbnail(stored, orientation: orientation))
-                let grid = upright.grid
+                let grid = FrameOperations.uprightGrid(orientation)
                 XCTAssertEqual(Double(grid.columns) * grid.blockWidth + grid.originX <= Double(orientation.displayWidth), true)
-                let lit = try XCTUnwrap(upright.thumbnail.firstIndex(of: 255))
+                let lit = try XCTUnwrap(upright.firstIndex(of: 255))
                 let shown = (x: Int(grid.originX + Double(lit % grid.columns) * grid.blockWidth),
                              y: Int(grid.originY + Double(lit / grid.columns) * grid.blockHeight),
                              width: Int(grid.blockWidth), height: Int(grid.blockHeight))
