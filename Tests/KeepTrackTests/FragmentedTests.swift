@@ -212,7 +212,8 @@ final class FragmentedTests: XCTestCase {
 
     func testRemuxOfWildFragmentedFilesKeepsEveryPacket() throws {
         let folder = TemporaryFolder()
-        for name in Self.wild + ["eyevinn-mp4ff/init.mp4", "eyevinn-mp4ff/init_with_colr.mp4"] {
+        // Init segments stay init segments (SampleAccountTests): nothing to defragment.
+        for name in Self.wild {
             try assertRemuxKeepsEveryPacket(Self.wildPath(name), folder.path(name.replacingOccurrences(of: "/", with: "-")), label: name)
         }
     }

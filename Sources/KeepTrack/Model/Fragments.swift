@@ -469,9 +469,10 @@ struct FragmentTableBuilder {
         }
         if !flags.isSync, syncSamples == nil { syncSamples = count == 0 ? [] : Array(1...UInt32(count)) }
         if flags.isSync, syncSamples != nil { syncSamples!.append(UInt32(count + 1)) }
+        // The list starts at the first sample that says something, padded with "unknown" for those before.
         let dependency = flags.dependencyByte
         if dependency != 0, dependencies.isEmpty { dependencies = Array(repeating: 0, count: count) }
-        if !dependencies.isEmpty { dependencies.append(dependency) }
+        if dependency != 0 || !dependencies.isEmpty { dependencies.append(dependency) }
         count += 1
         summary.sampleCount += 1
         endTime &+= UInt64(duration)

@@ -104,7 +104,9 @@ public struct MovieComparison: Sendable {
         var rows: [TrackRow] = []
         var differences: [String] = []
         // A fragmented movie and its progressive copy: rebuilt tables are compared through their samples.
-        let fragmented = a.isFragmented || b.isFragmented
+        let fragmented = a.fragmentCount > 0 || b.fragmentCount > 0
+        // Every sample's facts read again by a reader of their own (SampleAccount), apart from the track model.
+        let (accountA, accountB) = try inParallel({ try SampleAccount(source: a.source) }, { try SampleAccount(source: b.source) })
         // Column values (with --digest, sample hashes that read whole files) of both movies at once.
         let (allA, allB) = try inParallel({ try Self.values(of: a, columns: columns) }, { try Self.values(of: b, columns: columns) })
         for trackA in a.tracks {
@@ -126,6 +128,10 @@ public struct MovieComparison: Sendable {
                 : Self.differingBoxes(trackA.box, trackB.box, path: "", ignoring: Self.layoutBoxes.union(FilePointers.pointerBoxes))
             if fragmented, let timing = Self.timingDifference(trackA, trackB) { differences.append(timing) }
             if !boxes.isEmpty { differences.append("track \(trackA.id): boxes differ: \(boxes.joined(separator: ", "))") }
+            if let x = accountA.tracks[trackA.id], let y = accountB.tracks[trackB.id],
+               let difference = SampleAccount.difference(x, y, nameA: nameA, nameB: nameB) {
+                differences.append("track \(trackA.id), read independently: \(difference)")
+            }
             if let pointers = Self.pointerDifference([trackA.box], a, [trackB.box], b, path: "moov/") {
                 differences.append("track \(trackA.id): \(pointers)")
             }

@@ -21,6 +21,12 @@ public struct MovieWriter {
     /// The file `otherTopLevel` was read from: the movie's own file, never a track's data (which may be
     /// an encoder's output). nil when every kept box is held in memory.
     public var topLevelSource: ByteSource?
+    /// Top-level boxes written after the media data (and after moov when it comes last): the segment
+    /// index that ends an init segment, whose offsets count from its own end, where the segments follow.
+    public var trailingTopLevel: [Box] = []
+    /// The source's samples were read (partly) from movie fragments: the output has none, so `mvex` goes
+    /// and `mvhd` gets the written tracks' duration. false keeps `mvex` (an init segment stays one).
+    public var defragments = false
     public var tracks: [OutputTrack]
     public var options: Options
     /// What the output leaves out of the source and why, for the command to print (one sentence each).
@@ -41,7 +47,19 @@ public struct MovieWriter {
         self.init(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
                   otherTopLevel: Self.keptTopLevel(movie.boxes), topLevelSource: movie.source,
                   tracks: movie.tracks.map { OutputTrack($0, in: movie) }, options: options)
-        notes = Self.droppedIndexNotes(movie.boxes) + movie.fragmentNotes + MediaDataAccount(movie: movie).droppedNotes
+        defragments = movie.fragmentCount > 0
+        trailingTopLevel = Self.initSegmentIndex(movie)
+        let kept = Set(trailingTopLevel.map(\.offset))
+        notes = Self.droppedIndexNotes(movie.boxes.filter { !kept.contains($0.offset) }) + movie.fragmentNotes
+            + MediaDataAccount(movie: movie).droppedNotes
+    }
+
+    /// The `sidx` boxes that end an init segment (no fragments, no samples): they index the segments
+    /// that follow the file, counting from their own end, so they stay valid as the output's last boxes.
+    static func initSegmentIndex(_ movie: Movie) -> [Box] {
+        guard movie.fragmentCount == 0, movie.moov.first("mvex") != nil,
+              movie.tracks.allSatisfy({ $0.sampleTable.sampleCount == 0 }) else { return [] }
+        return Array(movie.boxes.reversed().prefix { $0.type == "sidx" }.reversed())
     }
 
     static let layoutTypes: Set<FourCC> = ["ftyp", "moov", "mdat", "free", "skip", "wide"]
@@ -153,13 +171,14 @@ public struct MovieWriter {
         }
         var moov = moovTemplate
         var inserted = false
-        let defragmenting = moov.first("mvex") != nil
+        let writtenIDs = Set(traks.compactMap(Self.trackID))
         try moov.modifyChildren { children in
             var result: [Box] = []
             for child in children {
-                // mvex announces fragments; the output has none. Its mvhd describes the tracks written.
-                if defragmenting, child.type == "mvex" { continue }
-                if defragmenting, child.type == "mvhd" { result.append(try Self.movieHeader(child, lastingAsLongAs: traks)); continue }
+                // mvex announces fragments; a defragmented output has none. Its mvhd describes the tracks written.
+                if defragments, child.type == "mvex" { continue }
+                if defragments, child.type == "mvhd" { result.append(try Self.movieHeader(child, lastingAsLongAs: traks)); continue }
+                if child.type == "mvex" { result.append(try Self.movieExtends(child, keeping: writtenIDs)); continue }
                 if child.type == "trak" {
                     if !inserted { result.append(contentsOf: traks); inserted = true }
                 } else {
@@ -173,12 +192,37 @@ public struct MovieWriter {
     }
 
     /// `mvhd` with the duration of the longest track (a fragmented source's says 0 or covers only moov's samples).
+    /// A track whose duration is unknown (all ones: no samples anywhere) says nothing; when no track knows
+    /// its duration, the source's mvhd stays as it is.
     static func movieHeader(_ mvhd: Box, lastingAsLongAs traks: [Box]) throws -> Box {
-        let longest = traks.compactMap { $0.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
+        let known = traks.compactMap { $0.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) } }
+            .filter { !$0.durationIsUnknown }.map(\.duration)
+        guard let longest = known.max() else { return mvhd }
         return try mvhd.reencoded(MovieHeaderBox.self) { view in
             if longest > UInt64(UInt32.max) { view.header.version = 1 }
             view.duration = longest
         }
+    }
+
+    static func trackID(_ trak: Box) -> UInt32? { trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.trackID }
+
+    /// `trailingTopLevel` less a segment index of a track not written (an extracted track of an init segment).
+    var trailingBoxes: [Box] {
+        let ids = Set(tracks.compactMap { Self.trackID($0.trak) })
+        return trailingTopLevel.filter { box in
+            guard box.type == "sidx", let payload = try? box.serialized(source: topLevelSource).dropFirst(Int(box.headerSize)), payload.count >= 8 else { return true }
+            let reference = payload.dropFirst(4).prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            return ids.contains(reference)
+        }
+    }
+
+    /// `mvex` with the `trex` of the written tracks only (an extracted track of an init segment keeps its own).
+    static func movieExtends(_ mvex: Box, keeping ids: Set<UInt32>) throws -> Box {
+        var mvex = mvex
+        try mvex.modifyChildren { children in
+            children.removeAll { $0.type == "trex" && (try? TrackExtendsBox(box: $0)).map { !ids.contains($0.trackID) } ?? false }
+        }
+        return mvex
     }
 
     func rebuildLayout(of trak: Box, offsets: [UInt64], stsc: [UInt32], large: Bool) throws -> Box {
@@ -234,6 +278,7 @@ public struct MovieWriter {
         }
         try copySamples(plan: plan, to: output)
         if !options.moovFirst { try output.write(moovBytes) }
+        try writePrefix(trailingBoxes, to: output)
         return Summary(bytesWritten: output.position, moovSize: UInt64(moovBytes.count), mdatOffset: mdatOffset,
                        chunkCount: plan.chunks.count, largeOffsets: layout.largeOffsets, padding: layout.padding)
     }

@@ -6,7 +6,13 @@
 /// remains valid byte for byte. A trimmed or re-encoded track supplies its own trak and table.
 public struct OutputTrack: Sendable {
     public var trak: Box
-    public var table: SampleTable
+    public var table: SampleTable {
+        didSet { sampleFactsSource = nil }
+    }
+    /// The source track whose samples this track passes through as they are (same sizes, times, flags,
+    /// groups): the write verification checks them against an independent reading of both files
+    /// (`SampleAccount`). nil for a track with new or changed samples; replacing `table` clears it.
+    public var sampleFactsSource: UInt32?
     /// Holds the sample bytes at the offsets `table` gives: the input file, or an encoder's output.
     public var data: ByteSource
     /// Media time scale, to interleave tracks by time.
@@ -51,6 +57,7 @@ public struct OutputTrack: Sendable {
         } else {
             self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
         }
+        sampleFactsSource = track.id
         if let reason = track.fragments?.encryption {
             refusal = "\(reason); writing it into a progressive movie would need every auxiliary-information (saio) offset rewritten, which keeptrack does not do for fragments"
         } else if let reason = track.fragments?.refusals.first ?? groupRefusal {

@@ -96,7 +96,36 @@ public enum WriteVerification {
                 compared += actual.sampleTable.totalBytes
             }
         }
+        if let difference = try independentDifference(writer, written: written.source) { throw fail(difference) }
         return Result(tracks: written.tracks.count, samples: samples, comparedBytes: compared)
+    }
+
+    /// Tracks that pass samples through, read again from the source's and the output's own boxes by
+    /// `SampleAccount` (no code shared with the reader that planned the output): every sample's facts
+    /// agree; an init segment's `trex` stays; a known movie duration does not become unknown.
+    static func independentDifference(_ writer: MovieWriter, written: ByteSource) throws -> String? {
+        let checked = writer.tracks.filter { $0.sampleFactsSource != nil }
+        guard !checked.isEmpty else { return nil }
+        let output = try SampleAccount(source: written)
+        var sources: [ObjectIdentifier: SampleAccount] = [:]
+        for track in checked {
+            guard let sourceID = track.sampleFactsSource, let id = MovieWriter.trackID(track.trak) else { continue }
+            let key = ObjectIdentifier(track.data)
+            let source = try sources[key] ?? SampleAccount(source: track.data)
+            sources[key] = source
+            guard let original = source.tracks[sourceID] else { return "track \(sourceID) is not in an independent reading of the source" }
+            guard let copy = output.tracks[id] else { return "track \(id) is not in an independent reading of the output" }
+            if let difference = SampleAccount.difference(original, copy, nameA: "the source", nameB: "the output") {
+                return "track \(id), read independently: \(difference)"
+            }
+            if source.fragmentCount == 0, let extends = original.extends, copy.extends != extends {
+                return "track \(id): the init segment's mvex/trex \(copy.extends == nil ? "is missing from" : "differs in") the output"
+            }
+        }
+        if output.movieDurationUnknown, sources.values.contains(where: { !$0.movieDurationUnknown }) {
+            return "moov/mvhd: the duration is unknown (all ones) where the source gave one"
+        }
+        return nil
     }
 
     /// The first movie-level box of `written` that is not what the writer planned, or nil: ftyp, the
@@ -104,7 +133,7 @@ public enum WriteVerification {
     /// from both files) and moov's children other than the tracks. Boxes holding file offsets (saio,
     /// iloc) are compared through the bytes they point at in each file instead of their own bytes.
     static func movieBoxDifference(_ writer: MovieWriter, plan: ChunkPlan, written: Movie) throws -> String? {
-        let plannedTop = writer.prefixBoxes
+        let plannedTop = writer.prefixBoxes + writer.trailingBoxes
         let layout = try writer.makeLayout(plan: plan, prefixSize: writer.prefixSize)
         var writtenTop = written.boxes.filter { !["moov", "mdat"].contains($0.type) }
         // The alignment padding: one free box of the planned size right before mdat (the source's own
@@ -112,10 +141,15 @@ public enum WriteVerification {
         if layout.padding > 0 {
             guard let index = written.boxes.firstIndex(where: { $0.type == "mdat" }), index > 0,
                   written.boxes[index - 1].type == "free", written.boxes[index - 1].size == layout.padding,
-                  let last = writtenTop.last, last.type == "free", last.offset == written.boxes[index - 1].offset else {
+                  let padding = writtenTop.firstIndex(where: { $0.offset == written.boxes[index - 1].offset }) else {
                 return "no free box of \(layout.padding) bytes before mdat, planned as alignment padding"
             }
-            writtenTop.removeLast()
+            writtenTop.remove(at: padding)
+        }
+        // Trailing boxes come after the media data and moov, leading ones before.
+        if let mdat = written.boxes.first(where: { $0.type == "mdat" }),
+           let misplaced = writtenTop.dropFirst(writtenTop.count - writer.trailingBoxes.count).first(where: { $0.offset < mdat.offset }) {
+            return "top-level box \(misplaced.type) at byte \(misplaced.offset) written before the media data, planned after it"
         }
         guard writtenTop.map(\.type) == plannedTop.map(\.type) else {
             return "top-level boxes \(writtenTop.map(\.type.description)) written, \(plannedTop.map(\.type.description)) planned"
