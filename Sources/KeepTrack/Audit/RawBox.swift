@@ -118,72 +118,104 @@ struct StblBoxes {
         }
     }
 
-    func sizes(_ count: Int) throws -> [UInt32] {
+    /// Appends `count` of `value`, joining the last run when it holds the same value.
+    static func push(_ runs: inout [ValueRun], _ value: UInt64, _ count: Int) {
+        guard count > 0 else { return }
+        if let last = runs.indices.last, runs[last].value == value { runs[last].count += count } else { runs.append(ValueRun(count: count, value: value)) }
+    }
+
+    /// Every sample's size: one run for a constant size, else one entry a sample (stsz or stz2).
+    func sizes(_ count: Int) throws -> [ValueRun] {
+        var runs: [ValueRun] = []
         if let stsz {
             let constant = try stsz.u32(4)
-            if constant != 0 { return Array(repeating: constant, count: count) }
+            if constant != 0 { return [ValueRun(count: count, value: UInt64(constant))] }
             try Self.check(stsz, entries: count, width: 4, from: 12)
-            return try (0..<count).map { try stsz.u32(12 + $0 * 4) }
+            for index in 0..<count { Self.push(&runs, UInt64(try stsz.u32(12 + index * 4)), 1) }
+            return runs
         }
-        guard let stz2 else { return [] }
+        guard let stz2 else { return [ValueRun(count: count, value: 0)] }
         let width = Int(try stz2.u8(7))
         guard [4, 8, 16].contains(width) else { throw stz2.fail("field size \(width)") }
         try Self.check(stz2, entries: (count * width + 7) / 8, width: 1, from: 12)
-        return try (0..<count).map { index in
+        for index in 0..<count {
+            let size: UInt64
             switch width {
-            case 4: let byte = try stz2.u8(12 + index / 2); return UInt32(index % 2 == 0 ? byte >> 4 : byte & 15)
-            case 8: return UInt32(try stz2.u8(12 + index))
-            default: return UInt32(try stz2.u8(12 + index * 2)) << 8 | UInt32(try stz2.u8(13 + index * 2))
+            case 4: let byte = try stz2.u8(12 + index / 2); size = UInt64(index % 2 == 0 ? byte >> 4 : byte & 15)
+            case 8: size = UInt64(try stz2.u8(12 + index))
+            default: size = UInt64(try stz2.u8(12 + index * 2)) << 8 | UInt64(try stz2.u8(13 + index * 2))
             }
+            Self.push(&runs, size, 1)
         }
+        return runs
     }
 
-    /// A (count, value) run table expanded to `count` values; samples it does not cover get 0.
-    func runs(_ box: RawBox?, count: Int, what: String) throws -> [UInt32] {
-        var values: [UInt32] = []
-        values.reserveCapacity(count)
+    /// A (count, value) run table (stts, ctts) for `count` samples; samples it does not cover get 0.
+    func runs(_ box: RawBox?, count: Int) throws -> [ValueRun] {
+        var runs: [ValueRun] = []
+        var covered = 0
         if let box {
             let entries = Int(try box.u32(4))
             try Self.check(box, entries: entries, width: 8, from: 8)
-            for entry in 0..<entries where values.count < count {
-                let run = min(Int(try box.u32(8 + entry * 8)), count - values.count)
-                values.append(contentsOf: repeatElement(try box.u32(12 + entry * 8), count: run))
+            for entry in 0..<entries where covered < count {
+                let run = min(Int(try box.u32(8 + entry * 8)), count - covered)
+                Self.push(&runs, UInt64(try box.u32(12 + entry * 8)), run)
+                covered += run
             }
         }
-        values.append(contentsOf: repeatElement(0, count: count - values.count))
-        return values
+        Self.push(&runs, 0, count - covered)
+        return runs
     }
 
-    /// Sync sample numbers; nil: every sample is a sync sample.
-    func syncSamples(_ count: Int) throws -> Set<UInt32>? {
-        guard let stss else { return nil }
+    /// 1 for a sync sample, 0 for the others; without stss every sample is one.
+    func syncSamples(_ count: Int) throws -> [ValueRun] {
+        guard let stss else { return [ValueRun(count: count, value: 1)] }
         let entries = Int(try stss.u32(4))
         try Self.check(stss, entries: entries, width: 4, from: 8)
-        return Set(try (0..<entries).map { try stss.u32(8 + $0 * 4) })
+        let numbers = Set(try (0..<entries).map { Int(try stss.u32(8 + $0 * 4)) }.filter { $0 >= 1 && $0 <= count }).sorted()
+        var runs: [ValueRun] = []
+        var next = 1
+        for number in numbers {
+            Self.push(&runs, 0, number - next)
+            Self.push(&runs, 1, 1)
+            next = number + 1
+        }
+        Self.push(&runs, 0, count + 1 - next)
+        return runs
+    }
+
+    /// sdtp's byte a sample; 0 past its end or without it.
+    func dependencies(_ count: Int) -> [ValueRun] {
+        var runs: [ValueRun] = []
+        let bytes = sdtp.map { $0.bytes.dropFirst(4).prefix(count) } ?? []
+        for byte in bytes { Self.push(&runs, UInt64(byte), 1) }
+        Self.push(&runs, 0, count - bytes.count)
+        return runs
     }
 
     /// Each sample's sample description index, from stsc over the chunks stco/co64 lists.
-    func descriptionIndexes(_ count: Int) throws -> [UInt32] {
-        var result: [UInt32] = []
-        result.reserveCapacity(count)
+    func descriptionIndexes(_ count: Int) throws -> [ValueRun] {
+        var runs: [ValueRun] = []
+        var covered = 0
         var chunks = 0
         if let stco { chunks = Int(try stco.u32(4)); try Self.check(stco, entries: chunks, width: 4, from: 8) }
         if let co64 { chunks = Int(try co64.u32(4)); try Self.check(co64, entries: chunks, width: 8, from: 8) }
         if let stsc {
             let entries = Int(try stsc.u32(4))
             try Self.check(stsc, entries: entries, width: 12, from: 8)
-            for entry in 0..<entries where result.count < count {
+            for entry in 0..<entries where covered < count {
                 let first = Int(try stsc.u32(8 + entry * 12))
                 let next = entry + 1 < entries ? Int(try stsc.u32(8 + (entry + 1) * 12)) : chunks + 1
                 let perChunk = Int(try stsc.u32(12 + entry * 12))
-                let index = try stsc.u32(16 + entry * 12)
                 let chunkCount = max(0, min(next, chunks + 1) - first)
-                let samples = min(chunkCount.multipliedReportingOverflow(by: perChunk).partialValue, count - result.count)
-                result.append(contentsOf: repeatElement(index, count: max(0, samples)))
+                let (product, overflow) = chunkCount.multipliedReportingOverflow(by: perChunk)
+                let samples = min(overflow ? count : product, count - covered)
+                Self.push(&runs, UInt64(try stsc.u32(16 + entry * 12)), samples)
+                covered += samples
             }
         }
-        result.append(contentsOf: repeatElement(0, count: count - result.count))
-        return result
+        Self.push(&runs, 0, count - covered)
+        return runs
     }
 }
 
@@ -205,9 +237,12 @@ struct SampleGroupReader {
         isFragment = movieDescriptions != nil
     }
 
-    /// One signature per sample (nil: in no group), as `SampleAccount.TrackAccount.groupSignatures` holds them.
-    func membership(_ count: Int) throws -> [String?] {
-        var parts = Array(repeating: [String](), count: count)
+    /// Runs of samples with the same signature (nil: in no group), as `SampleAccount.TrackAccount.groupSignatures` holds them.
+    func membership(_ count: Int) throws -> [(count: Int, value: String?)] {
+        // One run-coded column of "key=entry" per sbgp, merged.
+        var columns: [[ValueRun]] = []
+        var labels: [String] = []
+        var labelIndex: [String: UInt64] = [:]
         for sbgp in mappings {
             let version = try sbgp.u8(0)
             let type = RawBox.typeName(try sbgp.u32(4))
@@ -215,18 +250,31 @@ struct SampleGroupReader {
             let start = version == 1 ? 12 : 8
             let entries = Int(try sbgp.u32(start))
             try StblBoxes.check(sbgp, entries: entries, width: 8, from: start + 4)
-            var sample = 0
-            for entry in 0..<entries where sample < count {
-                let run = min(Int(try sbgp.u32(start + 4 + entry * 8)), count - sample)
+            var column: [ValueRun] = []
+            var covered = 0
+            for entry in 0..<entries where covered < count {
+                let run = min(Int(try sbgp.u32(start + 4 + entry * 8)), count - covered)
                 let index = try sbgp.u32(start + 8 + entry * 8)
+                var value = UInt64.max
                 if index != 0 {
-                    let entryBytes = try self.entry(type: type, index: index, in: sbgp)
-                    for offset in 0..<run { parts[sample + offset].append("\(key)=\(entryBytes)") }
+                    let label = "\(key)=\(try self.entry(type: type, index: index, in: sbgp))"
+                    value = labelIndex[label] ?? UInt64(labels.count)
+                    if labelIndex[label] == nil { labelIndex[label] = value; labels.append(label) }
                 }
-                sample += run
+                StblBoxes.push(&column, value, run)
+                covered += run
             }
+            columns.append(column)
         }
-        return parts.map { $0.isEmpty ? nil : $0.sorted().joined(separator: " ") }
+        var merge = RunMerge(count: count)
+        for column in columns { merge.add(column) }
+        var result: [(count: Int, value: String?)] = []
+        merge.forEach { run, values in
+            let parts = values.filter { $0 != .max }.map { labels[Int($0)] }.sorted()
+            let value: String? = parts.isEmpty ? nil : parts.joined(separator: " ")
+            if let last = result.indices.last, result[last].value == value { result[last].count += run } else { result.append((run, value)) }
+        }
+        return result
     }
 
     /// The description entry `index` of `type`, in hex: in a traf, indexes above 0x10000 are its own

@@ -21,9 +21,18 @@ public struct SampleAccount: Sendable {
         public var groups: Int32
     }
 
+    /// `count` samples alike, one after another.
+    public struct Run: Equatable, Sendable {
+        public var count: Int
+        public var sample: Sample
+    }
+
+    /// A track's samples as runs of samples alike, so a track of a million LPCM frames of one size is
+    /// one run: memory follows the boxes' bytes, never the sample count a table claims.
     public struct TrackAccount: Sendable {
         public var id: UInt32
-        public var samples: [Sample] = []
+        public private(set) var runs: [Run] = []
+        public private(set) var sampleCount = 0
         /// Each distinct membership: `type[/parameter]=entry bytes in hex`, sorted, joined with spaces.
         public var groupSignatures: [String] = []
         /// The track's `trex` payload, when `mvex` has one.
@@ -34,7 +43,12 @@ public struct SampleAccount: Sendable {
         var movieGroupDescriptions: [RawBox] = []
         var signatureIndex: [String: Int32] = [:]
 
+        public init(id: UInt32) { self.id = id }
+
         public func groups(of sample: Sample) -> String { sample.groups < 0 ? "none" : groupSignatures[Int(sample.groups)] }
+
+        /// Every sample, one by one (tests and small files: a run may stand for millions).
+        public func expandedSamples() -> [Sample] { runs.flatMap { repeatElement($0.sample, count: $0.count) } }
 
         mutating func intern(_ signature: String?) -> Int32 {
             guard let signature else { return -1 }
@@ -44,6 +58,29 @@ public struct SampleAccount: Sendable {
             signatureIndex[signature] = index
             return index
         }
+
+        mutating func append(_ sample: Sample, count: Int = 1) {
+            guard count > 0 else { return }
+            if let last = runs.indices.last, runs[last].sample == sample { runs[last].count += count } else { runs.append(Run(count: count, sample: sample)) }
+            sampleCount += count
+            end &+= UInt64(sample.duration) &* UInt64(count)
+        }
+
+        /// The runs of the last `count` samples, taken off the track (to be changed and appended again).
+        mutating func removeLast(_ count: Int) -> [Run] {
+            var taken: [Run] = []
+            var left = count
+            while left > 0, var last = runs.popLast() {
+                let part = min(left, last.count)
+                taken.append(Run(count: part, sample: last.sample))
+                last.count -= part
+                if last.count > 0 { runs.append(last) }
+                left -= part
+                sampleCount -= part
+                end &-= UInt64(last.sample.duration) &* UInt64(part)
+            }
+            return taken.reversed()
+        }
     }
 
     public private(set) var tracks: [UInt32: TrackAccount] = [:]
@@ -52,24 +89,15 @@ public struct SampleAccount: Sendable {
     /// mvhd's duration field says "unknown" (all ones for its version).
     public private(set) var movieDurationUnknown = false
 
-    /// Samples without bytes a file may claim (a run of defaults claims millions in a few bytes).
-    static let maximumSizelessSamples = 1 << 22
-
     public init(source: ByteSource) throws {
         var position: UInt64 = 0
-        var sizeless = 0
         while position + 8 <= source.size {
             // A box running past the end (a cut-short mdat) ends the walk.
             guard let header = try RawBox.header(in: source, at: position) else { break }
-            if header.type == "moov" {
-                let moov = try RawBox(bytes: source.read(at: position + header.headerSize, count: Int(header.size - header.headerSize)),
-                                      offset: position + header.headerSize)
-                try readMovie(moov, sizeless: &sizeless)
-            } else if header.type == "moof" {
-                let moof = try RawBox(bytes: source.read(at: position + header.headerSize, count: Int(header.size - header.headerSize)),
-                                      offset: position + header.headerSize)
-                fragmentCount += 1
-                try readFragment(moof, fileSize: source.size, sizeless: &sizeless)
+            if header.type == "moov" || header.type == "moof" {
+                let box = try RawBox(type: header.type, bytes: source.read(at: position + header.headerSize, count: Int(header.size - header.headerSize)),
+                                     offset: position + header.headerSize)
+                if header.type == "moov" { try readMovie(box) } else { fragmentCount += 1; try readFragment(box, fileSize: source.size) }
             }
             position += header.size
         }
@@ -77,14 +105,14 @@ public struct SampleAccount: Sendable {
 
     // MARK: moov
 
-    mutating func readMovie(_ moov: RawBox, sizeless: inout Int) throws {
+    mutating func readMovie(_ moov: RawBox) throws {
         for child in try moov.children() {
             switch child.type {
             case "mvhd":
                 let version = try child.u8(0)
                 movieDurationUnknown = version == 1 ? try child.u64(4 + 24) == UInt64.max : try child.u32(4 + 16) == UInt32.max
             case "trak":
-                var track = try readTrack(child, sizeless: &sizeless)
+                var track = try readTrack(child)
                 track.extends = tracks[track.id]?.extends
                 tracks[track.id] = track
             case "mvex":
@@ -98,7 +126,7 @@ public struct SampleAccount: Sendable {
         }
     }
 
-    func readTrack(_ trak: RawBox, sizeless: inout Int) throws -> TrackAccount {
+    func readTrack(_ trak: RawBox) throws -> TrackAccount {
         guard let tkhd = try trak.child("tkhd") else { throw trak.fail("no tkhd") }
         var track = TrackAccount(id: try tkhd.u32(try tkhd.u8(0) == 1 ? 20 : 12))
         guard let stbl = try trak.child("mdia")?.child("minf")?.child("stbl") else { return track }
@@ -106,36 +134,33 @@ public struct SampleAccount: Sendable {
         track.movieGroupDescriptions = try stbl.children().filter { $0.type == "sgpd" }
         let count = try table.sampleCount()
         guard count > 0 else { return track }
-        let sizes = try table.sizes(count)
-        if sizes.allSatisfy({ $0 == 0 }) {
-            sizeless += count
-            guard sizeless <= Self.maximumSizelessSamples else { throw stbl.fail("more than \(Self.maximumSizelessSamples) samples without data") }
-        }
-        let durations = try table.runs(table.stts, count: count, what: "stts")
-        let offsets = try table.ctts.map { try table.runs($0, count: count, what: "ctts") }
-        let sync = try table.syncSamples(count)
-        let dependencies = table.sdtp.map { Array($0.bytes.dropFirst(4).prefix(count)) } ?? []
-        let descriptions = try table.descriptionIndexes(count)
         let groups = try SampleGroupReader(container: stbl, movieDescriptions: nil).membership(count)
-        track.samples.reserveCapacity(count)
-        for index in 0..<count {
-            track.samples.append(Sample(size: sizes[index], duration: durations[index], compositionOffset: offsets?[index] ?? 0,
-                                        isSync: sync?.contains(UInt32(index + 1)) ?? true,
-                                        dependencies: index < dependencies.count ? dependencies[index] : 0,
-                                        descriptionIndex: descriptions[index], groups: track.intern(groups[index])))
+        var merge = RunMerge(count: count)
+        merge.add(try table.sizes(count))
+        merge.add(try table.runs(table.stts, count: count))
+        merge.add(try table.runs(table.ctts, count: count))
+        merge.add(try table.syncSamples(count))
+        merge.add(table.dependencies(count))
+        merge.add(try table.descriptionIndexes(count))
+        let signatures = groups.map { run in ValueRun(count: run.count, value: UInt64(bitPattern: Int64(track.intern(run.value)))) }
+        merge.add(signatures)
+        merge.forEach { count, values in
+            track.append(Sample(size: UInt32(values[0]), duration: UInt32(values[1]), compositionOffset: UInt32(values[2]), isSync: values[3] != 0,
+                                dependencies: UInt8(values[4]), descriptionIndex: UInt32(values[5]), groups: Int32(Int64(bitPattern: values[6]))),
+                         count: count)
         }
-        track.end = durations.reduce(UInt64(0)) { $0 + UInt64($1) }
         return track
     }
 
     // MARK: moof
 
-    mutating func readFragment(_ moof: RawBox, fileSize: UInt64, sizeless: inout Int) throws {
+    mutating func readFragment(_ moof: RawBox, fileSize: UInt64) throws {
         for traf in try moof.children() where traf.type == "traf" {
             guard let tfhd = try traf.child("tfhd") else { throw traf.fail("no tfhd") }
             let flags = try tfhd.u32(0) & 0xFFFFFF
             let id = try tfhd.u32(4)
-            var track = tracks[id] ?? TrackAccount(id: id)
+            // Taken out while it grows: a copy left in the dictionary would make every append copy the runs.
+            var track = tracks.removeValue(forKey: id) ?? TrackAccount(id: id)
             let trex = track.extends.map { RawBox(bytes: $0[...], offset: 0) }
             var field = 8
             func next(_ flag: UInt32, bytes: Int) throws -> UInt64? {
@@ -151,25 +176,38 @@ public struct SampleAccount: Sendable {
             if let tfdt = try traf.child("tfdt") {
                 track.startNext(at: try tfdt.u8(0) == 1 ? try tfdt.u64(4) : UInt64(try tfdt.u32(4)))
             }
-            let first = track.samples.count
+            let first = track.sampleCount
             var runs = 0
             for trun in try traf.children() where trun.type == "trun" {
                 runs += 1
-                try Self.readRun(trun, into: &track, defaults: (description, defaultDuration, defaultSize, defaultFlags),
-                                 fileSize: fileSize, sizeless: &sizeless)
+                try Self.readRun(trun, into: &track, defaults: (description, defaultDuration, defaultSize, defaultFlags), fileSize: fileSize)
             }
             if runs == 0, flags & 0x10000 != 0, defaultDuration > 0 { track.startNext(at: track.end + UInt64(defaultDuration)) }
-            let added = track.samples.count - first
+            let added = track.sampleCount - first
             if added > 0 {
-                if let sdtp = try traf.child("sdtp") {
-                    let bytes = Array(sdtp.bytes.dropFirst(4))
-                    for index in 0..<min(added, bytes.count) {
-                        track.samples[first + index].dependencies = Self.merged(track.samples[first + index].dependencies, bytes[index])
-                    }
-                }
+                let sdtp = try traf.child("sdtp").map { Array($0.bytes.dropFirst(4).prefix(added)) } ?? []
                 let groups = try SampleGroupReader(container: traf, movieDescriptions: track.movieGroupDescriptions).membership(added)
-                for index in 0..<added where groups[index] != nil {
-                    track.samples[first + index].groups = track.intern(groups[index])
+                if !sdtp.isEmpty || groups.contains(where: { $0.value != nil }) {
+                    let tail = track.removeLast(added)
+                    var merge = RunMerge(count: added)
+                    merge.add(tail.map { ValueRun(count: $0.count, value: UInt64($0.sample.dependencies)) })
+                    merge.add(sdtp.map { ValueRun(count: 1, value: UInt64($0)) })
+                    merge.add(groups.map { ValueRun(count: $0.count, value: UInt64(bitPattern: Int64(track.intern($0.value)))) })
+                    var samples = tail.flatMap { run in [(run.count, run.sample)] }.makeIterator()
+                    var current = samples.next()
+                    merge.forEach { count, values in
+                        var left = count
+                        while left > 0, let (available, sample) = current {
+                            let part = min(left, available)
+                            var changed = sample
+                            changed.dependencies = values[1] == .max ? sample.dependencies : Self.merged(sample.dependencies, UInt8(values[1]))
+                            let group = Int32(Int64(bitPattern: values[2]))
+                            if group >= 0 { changed.groups = group }
+                            track.append(changed, count: part)
+                            left -= part
+                            current = available > part ? (available - part, sample) : samples.next()
+                        }
+                    }
                 }
             }
             tracks[id] = track
@@ -186,8 +224,7 @@ public struct SampleAccount: Sendable {
         return result
     }
 
-    static func readRun(_ trun: RawBox, into track: inout TrackAccount, defaults: (UInt32, UInt32, UInt32, UInt32),
-                        fileSize: UInt64, sizeless: inout Int) throws {
+    static func readRun(_ trun: RawBox, into track: inout TrackAccount, defaults: (UInt32, UInt32, UInt32, UInt32), fileSize: UInt64) throws {
         let flags = try trun.u32(0) & 0xFFFFFF
         let count = Int(try trun.u32(4))
         var field = 8
@@ -196,35 +233,35 @@ public struct SampleAccount: Sendable {
         if flags & 0x4 != 0 { firstFlags = try trun.u32(field); field += 4 }
         let present = [0x100, 0x200, 0x400, 0x800].map { flags & UInt32($0) != 0 }
         let recordSize = present.filter { $0 }.count * 4
-        guard count <= (trun.bytes.count - field) / max(recordSize, 1) || recordSize == 0 else {
-            throw trun.fail("\(count) samples need \(count * recordSize) bytes of records, the box has \(trun.bytes.count - field)")
+        if recordSize > 0 {
+            guard count <= (trun.bytes.count - field) / recordSize else {
+                throw trun.fail("\(count) samples need \(count * recordSize) bytes of records, the box has \(trun.bytes.count - field)")
+            }
         }
         let (description, defaultDuration, defaultSize, defaultFlags) = defaults
         if !present[1] {
             let (bytes, overflow) = UInt64(defaultSize).multipliedReportingOverflow(by: UInt64(count))
             guard !overflow, bytes <= fileSize else { throw trun.fail("\(count) samples of \(defaultSize) bytes are more than the file holds") }
-            if defaultSize == 0 {
-                sizeless += count
-                guard sizeless <= maximumSizelessSamples else { throw trun.fail("more than \(maximumSizelessSamples) samples without data") }
-            }
         }
-        track.samples.reserveCapacity(track.samples.count + count)
-        for index in 0..<count {
+        func sample(_ index: Int, at record: Int) throws -> Sample {
             func value(_ which: Int) throws -> UInt32? {
                 guard present[which] else { return nil }
-                let at = field + present[..<which].filter { $0 }.count * 4
-                return try trun.u32(at)
+                return try trun.u32(record + present[..<which].filter { $0 }.count * 4)
             }
             var sampleFlags = try value(2) ?? defaultFlags
             if index == 0, let firstFlags { sampleFlags = firstFlags }
-            let offset = try value(3) ?? 0
-            let duration = try value(0) ?? defaultDuration
-            track.samples.append(Sample(size: try value(1) ?? defaultSize, duration: duration,
-                                        compositionOffset: offset, isSync: sampleFlags & 0x10000 == 0,
-                                        dependencies: UInt8(truncatingIfNeeded: sampleFlags >> 20), descriptionIndex: description, groups: -1))
-            track.end += UInt64(duration)
-            field += recordSize
+            return Sample(size: try value(1) ?? defaultSize, duration: try value(0) ?? defaultDuration, compositionOffset: try value(3) ?? 0,
+                          isSync: sampleFlags & 0x10000 == 0, dependencies: UInt8(truncatingIfNeeded: sampleFlags >> 20),
+                          descriptionIndex: description, groups: -1)
         }
+        guard count > 0 else { return }
+        if recordSize == 0 {
+            // No records: the first sample (its own flags) and the rest alike, in two runs whatever the count.
+            track.append(try sample(0, at: field))
+            track.append(try sample(1, at: field), count: count - 1)
+            return
+        }
+        for index in 0..<count { track.append(try sample(index, at: field + index * recordSize)) }
     }
 }
 
@@ -232,21 +269,63 @@ extension SampleAccount.TrackAccount {
     /// The next sample decodes at `time`: the last sample's duration becomes the gap to it (0 when the
     /// time goes back, the largest duration when the gap is longer).
     mutating func startNext(at time: UInt64) {
-        guard let last = samples.indices.last else { end = time; return }
-        let start = end - UInt64(samples[last].duration)
-        let duration = time < start ? 0 : min(time - start, UInt64(UInt32.max))
-        samples[last].duration = UInt32(duration)
-        end = start + duration
+        guard sampleCount > 0 else { end = time; return }
+        var last = removeLast(1)[0].sample
+        let duration = time < end ? 0 : min(time - end, UInt64(UInt32.max))
+        last.duration = UInt32(duration)
+        append(last)
+    }
+}
+
+/// `count` equal values in a row.
+struct ValueRun { var count: Int; var value: UInt64 }
+
+/// Run-coded columns over the same samples, walked together: each stretch where no column changes
+/// comes out once, so the cost follows the runs, not the samples. A column shorter than the samples
+/// reads as `UInt64.max` ("nothing said") past its end.
+struct RunMerge {
+    let count: Int
+    var columns: [[ValueRun]] = []
+
+    init(count: Int) { self.count = count }
+
+    mutating func add(_ column: [ValueRun]) { columns.append(column) }
+
+    func forEach(_ body: (Int, [UInt64]) -> Void) {
+        var positions = Array(repeating: 0, count: columns.count)
+        var used = Array(repeating: 0, count: columns.count)
+        var done = 0
+        while done < count {
+            var step = count - done
+            var values: [UInt64] = []
+            for (index, column) in columns.enumerated() {
+                if positions[index] < column.count {
+                    values.append(column[positions[index]].value)
+                    step = min(step, column[positions[index]].count - used[index])
+                } else {
+                    values.append(.max)
+                }
+            }
+            body(step, values)
+            done += step
+            for index in columns.indices where positions[index] < columns[index].count {
+                used[index] += step
+                if used[index] >= columns[index][positions[index]].count { positions[index] += 1; used[index] = 0 }
+            }
+        }
     }
 }
 
 extension SampleAccount {
     /// The first way two tracks' samples differ, in words, or nil when every fact of every sample agrees.
     public static func difference(_ a: TrackAccount, _ b: TrackAccount, nameA: String, nameB: String) -> String? {
-        guard a.samples.count == b.samples.count else { return "\(a.samples.count) samples in \(nameA), \(b.samples.count) in \(nameB)" }
+        guard a.sampleCount == b.sampleCount else { return "\(a.sampleCount) samples in \(nameA), \(b.sampleCount) in \(nameB)" }
         func hex(_ value: UInt8) -> String { "0x" + (value < 16 ? "0" : "") + String(value, radix: 16) }
-        for (index, (x, y)) in zip(a.samples, b.samples).enumerated() where x != y {
-            let fact: String
+        var (i, j, usedA, usedB, sample) = (0, 0, 0, 0, 0)
+        while i < a.runs.count, j < b.runs.count {
+            let (x, y) = (a.runs[i].sample, b.runs[j].sample)
+            let step = min(a.runs[i].count - usedA, b.runs[j].count - usedB)
+            let fact: String?
             if x.size != y.size { fact = "size \(x.size) in \(nameA), \(y.size) in \(nameB)" }
             else if x.duration != y.duration { fact = "duration \(x.duration) in \(nameA), \(y.duration) in \(nameB)" }
             else if x.compositionOffset != y.compositionOffset {
@@ -255,12 +334,13 @@ extension SampleAccount {
             else if x.isSync != y.isSync { fact = "a sync sample in \(x.isSync ? nameA : nameB) only" }
             else if x.dependencies != y.dependencies { fact = "dependencies (sdtp) \(hex(x.dependencies)) in \(nameA), \(hex(y.dependencies)) in \(nameB)" }
             else if x.descriptionIndex != y.descriptionIndex { fact = "sample description \(x.descriptionIndex) in \(nameA), \(y.descriptionIndex) in \(nameB)" }
-            else {
-                let groupsA = a.groups(of: x), groupsB = b.groups(of: y)
-                if groupsA == groupsB { continue }
-                fact = "sample groups \(groupsA) in \(nameA), \(groupsB) in \(nameB)"
-            }
-            return "sample \(index + 1): \(fact)"
+            else if a.groups(of: x) != b.groups(of: y) { fact = "sample groups \(a.groups(of: x)) in \(nameA), \(b.groups(of: y)) in \(nameB)" }
+            else { fact = nil }
+            if let fact { return "sample \(sample + 1): \(fact)" }
+            sample += step
+            usedA += step; usedB += step
+            if usedA == a.runs[i].count { i += 1; usedA = 0 }
+            if usedB == b.runs[j].count { j += 1; usedB = 0 }
         }
         return nil
     }

@@ -30,6 +30,8 @@ enum FuzzTargets {
         /// Fragments a tool moved without updating them: the evidence search, the movie read through
         /// its repair (what `fix` and `lint` do with a file the reader refuses), laid out.
         case repair
+        /// The independent per-sample reading the write verification and compare make, on any bytes.
+        case sampleAccount
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -66,6 +68,7 @@ enum FuzzTargets {
             unexpected += exerciseEdits(movie, only: only)
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
+        if runs(.sampleAccount) { unexpected += [attempt { _ = try SampleAccount(source: MemoryByteSource(bytes)) }].compactMap { $0 } }
         return unexpected + [parseError].compactMap { $0 }
     }
 
