@@ -134,6 +134,7 @@ extension KeepTrackError {
             switch refusal.kind {
             case .wouldLeaveSilence: return description + " (use --allow-silence to remove it anyway)"
             case .needsRewrite: return description + "; --in-place only patches flags: give an output file instead"
+            case .hdrNeedsTenBit: return description  // each encoding command names its own way out
             }
         default: return description
         }

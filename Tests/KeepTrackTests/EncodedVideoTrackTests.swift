@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 import KeepTrackCodec
+@testable import KeepTrackTranscode
 import KeepTrackReframePipeline
 
 final class EncodedVideoTrackTests: XCTestCase {

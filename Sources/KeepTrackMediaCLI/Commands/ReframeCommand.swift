@@ -137,9 +137,9 @@ enum ReframeCommand {
         } catch let error as CodecError {
             bar.finish()
             throw KeepTrackError.unsupported(error.description)
-        } catch let error as KeepTrackError where Reframer.isHDRNeedsHEVC(error) {
+        } catch KeepTrackError.refused(let refusal) where refusal.kind == .hdrNeedsTenBit {
             bar.finish()
-            throw KeepTrackCLIError.usage(error.description + ": --codec hevc")
+            throw KeepTrackCLIError.usage(refusal.message + ": --codec hevc")
         }
         bar.finish()
         for note in summary.notes { console.note("note: \(note)") }
