@@ -37,10 +37,12 @@ extension OptionKey<String> {
     public static var duration: Self { Self("duration") }
     public static var end: Self { Self("end") }
     public static var every: Self { Self("every") }
+    public static var hdr: Self { Self("hdr") }
     public static var keep: Self { Self("keep") }
     public static var language: Self { Self("language") }
     public static var layout: Self { Self("layout") }
     public static var list: Self { Self("list") }
+    public static var maxSize: Self { Self("max-size") }
     public static var outDir: Self { Self("out-dir") }
     public static var photo: Self { Self("photo") }
     public static var plan: Self { Self("plan") }
@@ -52,6 +54,7 @@ extension OptionKey<String> {
     public static var size: Self { Self("size") }
     public static var start: Self { Self("start") }
     public static var tolerance: Self { Self("tolerance") }
+    public static var video: Self { Self("video") }
 }
 
 /// Options with a whole-number value.

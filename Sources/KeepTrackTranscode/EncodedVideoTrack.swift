@@ -50,10 +50,11 @@ public struct EncodedVideoTrack {
     }
 
     /// Sample entry for H.264 (`avc1` + `avcC`) or HEVC (`hvc1` + `hvcC`) with an `nclx` colour box (or `colourBox`
-    /// as it is), `carried` boxes (HDR mastering and light levels, clean aperture) and a pixel aspect box (1:1
-    /// when nil). Throws for a size that does not fit the entry's 16-bit fields or a colour box that cannot be encoded.
+    /// as it is) and `carried` boxes (HDR mastering and light levels, the source's pixel aspect and clean aperture);
+    /// `squarePixels` adds a 1:1 pixel aspect box. Throws for a size that does not fit the entry's 16-bit fields or
+    /// a colour box that cannot be encoded.
     public static func sampleEntry(format: FourCC, configuration: [UInt8], width: Int, height: Int,
-                                   colour: ColourInformationBox?, colourBox: Box? = nil, carried: [Box] = [], pixelAspect: Box? = nil,
+                                   colour: ColourInformationBox?, colourBox: Box? = nil, carried: [Box] = [], squarePixels: Bool = true,
                                    compressorName: String) throws -> Box {
         guard let entryWidth = UInt16(exactly: width), let entryHeight = UInt16(exactly: height) else {
             throw KeepTrackError.unsupported("a \(width)x\(height) picture does not fit a sample entry (16-bit sizes)")
@@ -71,7 +72,7 @@ public struct EncodedVideoTrack {
             children.append(Box(type: "colr", bytes: try colour.encoded()))
         }
         children += carried
-        children.append(pixelAspect ?? Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1]))
+        if squarePixels { children.append(Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1])) }
         return Box(type: format, prefix: try entry.encoded(), children: children)
     }
 

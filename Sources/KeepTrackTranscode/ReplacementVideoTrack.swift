@@ -44,8 +44,10 @@ public struct ReplacementVideoTrack {
         guard let entry = source.sampleEntries.first else { return [] }
         let keepsHDR = (colour?.isHDR ?? false) && colour == sourceColour
         let sameSize = source.visualEntry.map { Int($0.width) == size.width && Int($0.height) == size.height } ?? false
+        // A clean aperture is in the stored picture's pixels; a pixel aspect survives scaling both ways alike.
         return entry.children.filter { box in
-            (keepsHDR && Self.hdrBoxes.contains(box.type)) || (geometry == .keepSource && box.type == "clap" && sameSize)
+            (keepsHDR && Self.hdrBoxes.contains(box.type))
+                || (geometry == .keepSource && Self.geometryBoxes.contains(box.type) && (box.type == "pasp" || sameSize))
         }
     }
 
@@ -53,7 +55,7 @@ public struct ReplacementVideoTrack {
     public var droppedBoxes: [(type: FourCC, reason: String)] {
         guard let entry = source.sampleEntries.first else { return [] }
         let carried = Set(carriedBoxes.map(\.type)).union(["avcC", "hvcC", "colr"])
-        return entry.children.filter { !carried.contains($0.type) && !(geometry == .keepSource && $0.type == "pasp") }.map { box in
+        return entry.children.filter { !carried.contains($0.type) }.map { box in
             switch box.type {
             case "dvcC", "dvvC", "dvwC": (box.type, "Dolby Vision configuration: its per-frame metadata (RPUs) is not re-encoded; the base picture stays valid")
             case "mdcv", "clli", "amve": (box.type, "describes the HDR source's light; the output is SDR")
@@ -80,10 +82,9 @@ public struct ReplacementVideoTrack {
         }
         let sourceEntry = source.sampleEntries.first
         let keptColourBox = geometry == .keepSource && colour != nil && colour == sourceColour ? sourceEntry?.first("colr") : nil
-        let pixelAspect = geometry == .keepSource ? sourceEntry?.first("pasp") : nil
         return try EncodedVideoTrack.sampleEntry(format: codec == .h264 ? "avc1" : "hvc1", configuration: configuration,
                                                  width: size.width, height: size.height, colour: colourBox, colourBox: keptColourBox,
-                                                 carried: carriedBoxes, pixelAspect: pixelAspect,
+                                                 carried: carriedBoxes, squarePixels: geometry == .upright,
                                                  compressorName: codec == .h264 ? "keeptrack x264" : "keeptrack x265")
     }
 

@@ -1,0 +1,80 @@
+import Foundation
+import KeepTrack
+import KeepTrackCLI
+import KeepTrackCodec
+import KeepTrackTranscode
+
+/// `keeptrack transcode IN OUT`: the video re-encoded, every other track and the metadata untouched.
+enum TranscodeCommand {
+    static let spec = CommandSpec(
+        name: "transcode",
+        summary: "Re-encode the video (smaller, H.264 for the web, HEVC keeping HDR); every other track, and the metadata, pass through untouched.",
+        arguments: "IN OUT",
+        positionals: 2...2,
+        options: [
+            .value(.video, "h264|hevc|copy", "Video codec: h264 (8-bit High; the default), hevc (10-bit Main 10 for an HLG/PQ source, keeping it HDR; 8-bit Main otherwise) or copy (no re-encode: a remux).",
+                   choices: TranscodeOptions.Video.allCases.map(\.rawValue)),
+            .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
+            .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: EncodeOptionValues.presets),
+            .value(.maxSize, "WxH", "Fit the picture inside W x H (stored pixels), keeping its aspect, in even sizes; never upscaled."),
+            .value(.hdr, "keep|sdr", "For an HLG/PQ source: keep it HDR (refused with h264, which is 8-bit) or tone-map it to SDR BT.709. Default: keep with hevc, tone-map with h264.",
+                   choices: ["keep", "sdr"]),
+            .flag(.json, "Print a JSON summary at the end: what changed, what was dropped and what was not applied, with the reasons."),
+            .flag(.force, "Replace OUT if it exists."),
+        ],
+        discussion: """
+        Decodes the first enabled video track with FFmpeg's libavcodec, scales it (--max-size) and tone-maps it where
+        asked with FFmpeg's libavfilter (zscale to linear light, tonemap hable, zscale to BT.709), encodes it with
+        libx264 or libx265 and writes it in the old track's place: the same track id, enabled flag, alternate group,
+        matrix (a rotated recording stays rotated by its matrix; no pixel is turned), pixel aspect, clean aperture,
+        tapt (scaled with the picture), edit list (the same frames at the same times) and track metadata.
+        Every other track (stereo AAC, APAC spatial audio, timed metadata) passes through byte for byte with its
+        sample entries, flags, alternate groups and references (fall, cdsc); movie metadata (udta, meta: creation
+        date, location, make, model) is kept as it is. The output keeps the source's container: .mov for a
+        QuickTime source, .mp4 for an MP4 one.
+        Colour: colr is kept; an HDR source kept HDR also keeps its mdcv, clli and amve boxes; tone-mapped, it is
+        tagged BT.709. Dolby Vision's configuration box (dvvC/dvcC) is dropped: its per-frame metadata is not
+        re-encoded; the HLG/PQ base picture stays valid. What is dropped or not applied is listed with the reason.
+        Refused: an encrypted video track, a movie without video (nothing to transcode), a codec this FFmpeg cannot
+        decode (named), stereo MV-HEVC (only its base view decodes). The output is written beside OUT and renamed
+        into place once read back.
+        Exit status: 0; 64 bad usage (also: --hdr keep with h264 on an HDR source); 65 unsupported or malformed input;
+        66 missing input; 73 output exists.
+        """
+    ) { invocation, console in
+        var options = TranscodeOptions()
+        options.overwrite = invocation.flag(.force)
+        options.video = invocation.value(.video).flatMap(TranscodeOptions.Video.init(rawValue:)) ?? .h264
+        options.crf = invocation.value(.crf)
+        options.preset = invocation.value(.preset)
+        if let size = invocation.value(.maxSize) {
+            let parsed = try EncodeOptionValues.pair(size, separator: "x", option: "max-size")
+            guard parsed.width >= 2, parsed.height >= 2, parsed.width <= 8192, parsed.height <= 8192 else {
+                throw KeepTrackCLIError.usage("--max-size takes sizes from 2 to 8192, like 1920x1080; not '\(size)'")
+            }
+            options.maxSize = parsed
+        }
+        options.hdr = invocation.value(.hdr).map { $0 == "keep" ? .keep : .toSDR }
+        var bar: ProgressDisplay?
+        let summary: TranscodeSummary
+        do {
+            summary = try Transcoder.run(input: invocation.positionals[0], output: invocation.positionals[1], options: options) { frames, total, seconds in
+                guard console.isTerminal else { return }
+                if bar == nil {
+                    bar = ProgressDisplay(console: console, total: max(total, 1), start: Date().addingTimeInterval(-seconds), unit: "frames", label: "encoding")
+                }
+                bar?.update(done: frames)
+            }
+        } catch let error as CodecError {
+            bar?.finish()
+            throw KeepTrackError.unsupported(error.description)
+        } catch KeepTrackError.refused(let refusal) where refusal.kind == .hdrNeedsTenBit {
+            bar?.finish()
+            throw KeepTrackCLIError.usage(refusal.message + ": --video hevc keeps it HDR, or --hdr sdr tone-maps it")
+        }
+        bar?.finish()
+        for note in summary.notes { console.note("note: \(note)") }
+        console.print(invocation.flag(.json) ? summary.json.rendered() : summary.text)
+        return ExitCode.ok
+    }
+}

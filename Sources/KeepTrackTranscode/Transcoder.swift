@@ -1,0 +1,194 @@
+import CFFmpeg
+import Foundation
+import KeepTrack
+import KeepTrackCodec
+import KeepTrackFraming
+
+/// What `Transcoder.run` is asked for.
+public struct TranscodeOptions: Sendable {
+    public enum Video: String, Sendable, CaseIterable {
+        case h264, hevc, copy
+        var codec: VideoEncoder.Codec? { VideoEncoder.Codec(rawValue: rawValue) }
+    }
+
+    public var video: Video = .h264
+    public var crf: Double?
+    public var preset: String?
+    /// Fit inside this size, keeping the aspect; never larger than the source.
+    public var maxSize: PixelSize?
+    /// nil: HDR stays HDR where the codec is 10-bit and is tone-mapped where it is 8-bit.
+    public var hdr: EncodePlan.HDR?
+    public var overwrite = false
+    public init() {}
+
+    /// The encoding settings given (`--crf` ...), by option name, for the summary's `notApplied` when nothing is encoded.
+    public var givenEncodingSettings: [String] {
+        [("crf", crf != nil), ("preset", preset != nil), ("max-size", maxSize != nil), ("hdr", hdr != nil)].filter(\.1).map(\.0)
+    }
+}
+
+/// Re-encodes a movie's video and passes every other track through byte for byte: the one pipeline (decode,
+/// filter, encode, `PassthroughMux`) with the source's geometry kept.
+public enum Transcoder {
+    public static func run(input: String, output: String, options: TranscodeOptions,
+                           progress: (_ frames: Int, _ total: Int, _ seconds: Double) -> Void = { _, _, _ in }) throws -> TranscodeSummary {
+        let started = Date()
+        let movie = try Movie.open(path: input)
+        try checkContainer(output: output, movie: movie)
+        let video = try videoTrack(of: movie)
+        var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.codecName ?? video.format?.description ?? "?")
+        for other in movie.tracks where other.kind == .video && other.id != video.id {
+            summary.notes.append("video track \(other.id) passed through as it is: only the first enabled video track (\(video.id)) is re-encoded")
+        }
+        if options.video == .copy {
+            var remux = MovieOutput.Options()
+            remux.overwrite = options.overwrite
+            let copied = try MovieOutput.remux(input: input, output: output, options: remux)
+            summary.verification = copied.verification
+            summary.notes += copied.notes
+            summary.notApplied = options.givenEncodingSettings.map { .init($0, "--video copy re-encodes nothing") }
+            summary.keptTracks = movie.tracks.map(\.id)
+            summary.timings = [.init("total", Date().timeIntervalSince(started))]
+            return summary
+        }
+        if !options.overwrite, FileManager.default.fileExists(atPath: output) { throw KeepTrackError.outputExists(output) }
+        let first = try firstFrame(of: movie, video)
+        let stored = PixelSize(width: first.width, height: first.height)
+        let size = fit(stored, inside: options.maxSize)
+        let frameTimes = PresentedVideo.presentationTimes(of: video).sorted().map { Double($0) / Double(max(video.mediaHeader.timescale, 1)) }
+        let plan = try EncodePlan.make(video: video, frameTimes: frameTimes, sourceColour: first.colour, outputSize: size,
+                                       codec: options.video.codec, crf: options.crf, preset: options.preset, hdr: options.hdr ?? .keepWherePossible)
+        summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
+        if let maxSize = options.maxSize, size == stored {
+            summary.notApplied.append(.init("max-size", "the picture (\(stored.width)x\(stored.height)) already fits \(maxSize.width)x\(maxSize.height): never upscaled"))
+        }
+        if options.hdr != nil, !(first.colour?.isHDR ?? false) {
+            summary.notApplied.append(.init("hdr", "the source is not HDR (HLG/PQ)"))
+        }
+        return try OutputFile.write(to: output, overwrite: options.overwrite, inputs: [input]) { destination in
+            let encoder = try VideoEncoder(plan.settings)
+            let dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
+            defer { dataFile.discard() }
+            let filter = try FilterGraph.description(from: (first.width, first.height, first.pixelFormat), to: (size.width, size.height), plan: plan)
+                .map { try FilterGraph($0, width: first.width, height: first.height, pixelFormat: first.pixelFormat, timeBase: plan.settings.timeBase) }
+            let run = VideoEncodeRun(producer: DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour),
+                                     encoder: encoder, into: dataFile, producerName: "keeptrack.decode")
+            let encoded = try run.wait { frames, seconds in progress(frames, frameTimes.count, seconds) }
+            let encodedAt = Date()
+            summary.frames = encoded.framesEncoded
+            summary.sourceFrames = frameTimes.count
+            if encoded.framesEncoded < frameTimes.count {
+                summary.dropped.append(.init("frames", "\(frameTimes.count - encoded.framesEncoded) of \(frameTimes.count) video frames could not be decoded"))
+            }
+            let replacement = ReplacementVideoTrack(source: video, codec: plan.codec, extradata: encoder.extradata, colour: plan.settings.colour,
+                                                    sourceColour: first.colour, size: size, geometry: .keepSource,
+                                                    samples: encoded.samples, frameTimes: frameTimes)
+            summary.dropped += replacement.droppedBoxes.map { .init("sample entry box \($0.type)", $0.reason) }
+            let newVideo = try replacement.outputTrack(data: dataFile)
+            let tracks = movie.tracks.map { $0.id == video.id ? newVideo : OutputTrack($0, in: movie) }
+            let (written, kept) = try PassthroughMux.write(movie: movie, tracks: tracks, into: destination)
+            if encoded.framesEncoded == frameTimes.count {
+                let shown = PresentedVideo.shownFrames(of: video).frames
+                try PassthroughMux.checkShownFrames(written: destination.temporaryPath, video: video.id, source: shown.shown.count,
+                                                    lastShownAt: shown.times.last ?? 0)
+            }
+            summary.verification = written.verification
+            summary.notes += written.notes
+            summary.keptTracks = kept
+            let muxed = Date()
+            summary.timings = [.init("encode", encodedAt.timeIntervalSince(run.started)), .init("mux", muxed.timeIntervalSince(encodedAt)),
+                               .init("total", muxed.timeIntervalSince(started))]
+            return summary
+        }
+    }
+
+    /// The video track to re-encode: the first enabled one (the first when none is), decodable and not stereo.
+    static func videoTrack(of movie: Movie) throws -> Track {
+        let videos = movie.tracks.filter { $0.kind == .video }
+        guard let video = videos.first(where: \.isEnabled) ?? videos.first else {
+            throw KeepTrackError.unsupported("\(movie.tracks.count) tracks and none is video: nothing to transcode")
+        }
+        if let protection = video.protection {
+            throw KeepTrackError.unsupported("video track \(video.id) is encrypted (\(protection.originalFormat)\(protection.scheme.map { ", scheme \($0)" } ?? "")): it cannot be decoded, so nothing can be transcoded")
+        }
+        if let stereo = video.video?.stereo, stereo.multiviewHEVC {
+            throw KeepTrackError.unsupported("video track \(video.id) is \(stereo.summary): FFmpeg 5.1 decodes only its base view, so a transcode would lose the second eye and the spatial metadata (keeptrack flatten-stereo keeps the base view without re-encoding)")
+        }
+        return video
+    }
+
+    /// The output's name must say the container the source is (`ftyp` passes through): a .mov holds QuickTime
+    /// sound descriptions (APAC's version 2) that an .mp4 cannot.
+    static func checkContainer(output: String, movie: Movie) throws {
+        let ext = (output as NSString).pathExtension.lowercased()
+        let isQuickTime = ["mov", "qt"].contains(ext), isISO = ["mp4", "m4v"].contains(ext)
+        guard isQuickTime || isISO else {
+            throw KeepTrackError.usage("cannot tell the container from '\(output)': name it .mov or .mp4 (as the source is \(movie.isQuickTime ? "QuickTime (.mov)" : "MP4"))")
+        }
+        guard isQuickTime == movie.isQuickTime else {
+            throw KeepTrackError.usage("the source is \(movie.isQuickTime ? "QuickTime (.mov)" : "MP4") and transcode keeps the container (its sound descriptions and boxes pass through as they are): name the output .\(movie.isQuickTime ? "mov" : "mp4")")
+        }
+    }
+
+    /// `size` scaled to fit inside `box` keeping its aspect, even, never larger; `size` itself when it fits or no box is given.
+    public static func fit(_ size: PixelSize, inside box: PixelSize?) -> PixelSize {
+        guard let box, size.width > box.width || size.height > box.height else { return size }
+        let scale = min(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
+        func even(_ value: Double) -> Int { max(2, Int(value / 2) * 2) }
+        return PixelSize(width: even(Double(size.width) * scale), height: even(Double(size.height) * scale))
+    }
+
+    /// What the first decoded frame says: size, pixel format and colour. Throws `CodecError.notDecodable` naming
+    /// the codec when this FFmpeg has no decoder for it.
+    static func firstFrame(of movie: Movie, _ video: Track) throws -> (width: Int, height: Int, pixelFormat: Int32, colour: VideoEncoder.Colour?) {
+        struct Found: Error { var width: Int, height: Int, pixelFormat: Int32, colour: VideoEncoder.Colour? }
+        do {
+            try VideoDecoding.decode(movie, video) { frame, _ in
+                throw Found(width: Int(frame.pointee.width), height: Int(frame.pointee.height), pixelFormat: frame.pointee.format,
+                            colour: EncodePlan.sourceColour(of: frame, track: video))
+            }
+        } catch let found as Found {
+            return (found.width, found.height, found.pixelFormat, found.colour)
+        } catch let error as CodecError {
+            throw KeepTrackError.unsupported("video track \(video.id) (\(video.codecName ?? video.format?.description ?? "unknown codec")): \(error.description)")
+        }
+        throw KeepTrackError.unsupported("video track \(video.id) decoded to no frames: nothing to transcode")
+    }
+}
+
+/// Transcode's frame source: every frame decoded, filtered when the plan asks (scale, tone map, pixel format),
+/// each with its presentation time.
+final class DecodedFrames: FrameProducer {
+    let movie: Movie, video: Track, filter: FilterGraph?, colour: VideoEncoder.Colour?
+
+    init(movie: Movie, video: Track, filter: FilterGraph?, colour: VideoEncoder.Colour?) {
+        self.movie = movie
+        self.video = video
+        self.filter = filter
+        self.colour = colour
+    }
+
+    func produce(into handoff: FrameHandoff) throws {
+        func hand(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+            // The decoder's picture type would force the encoder's frame types; let the encoder choose.
+            frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            guard handoff.put(frame) else { throw FrameProducerStopped() }
+        }
+        try VideoDecoding.decode(movie, video) { frame, time in
+            guard let copy = av_frame_clone(frame) else { throw KeepTrackError.io("out of memory handing a decoded frame over") }
+            copy.pointee.pts = time
+            // The filters read the colour from the frame: where the stream leaves it out, the colr box says it.
+            if let colour {
+                copy.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(colour.primaries))
+                copy.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(colour.transfer))
+                copy.pointee.colorspace = AVColorSpace(rawValue: UInt32(colour.matrix))
+            }
+            guard let filter else { return try hand(copy) }
+            defer { var owned: UnsafeMutablePointer<AVFrame>? = copy; av_frame_free(&owned) }
+            try filter.filter(copy, body: hand)
+        }
+        try filter?.filter(nil, body: hand)
+    }
+
+    func stop() {}
+}

@@ -1,0 +1,279 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+import KeepTrackFixtures
+import KeepTrackFraming
+@testable import KeepTrackTranscode
+
+/// `keeptrack transcode`: the video re-encoded, everything else as it was. Checked with ffprobe (packets with
+/// their SHA-256 per stream, video times), mediainfo (profile, bit depth, colour), `keeptrack compare` and `lint`.
+final class TranscodeTests: XCTestCase {
+    private func transcode(_ arguments: [String]) -> (code: Int32, out: String, error: String) {
+        runCLI(["transcode"] + arguments)
+    }
+
+    /// The promise, checked by ffprobe and by `keeptrack compare`: every stream but the re-encoded video has the
+    /// same packets (times, sizes, flags, SHA-256 of the bytes); the video has as many frames at the same
+    /// presentation times; the video track keeps its id, flags, group, matrix, `tapt` (scaled) and metadata;
+    /// the movie's `udta`/`meta` are byte-identical; `lint` is clean.
+    private func assertOnlyVideoChanged(_ source: String, _ output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try FFprobe.probe(source), after = try FFprobe.probe(output)
+        let movie = try Movie.open(path: source), written = try Movie.open(path: output)
+        let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video && $0.isEnabled }, file: file, line: line)
+        XCTAssertEqual(written.tracks.map(\.id), movie.tracks.map(\.id), file: file, line: line)
+        for stream in before.streams {
+            let id = try XCTUnwrap(stream.trackID, file: file, line: line)
+            let copy = try XCTUnwrap(after.stream(track: id), "track \(id) missing", file: file, line: line)
+            if id == video.id {
+                XCTAssertEqual(copy.packets.count, stream.packets.count, "video frame count", file: file, line: line)
+                XCTAssertEqual(copy.timeBase, stream.timeBase, file: file, line: line)
+                XCTAssertEqual(copy.packets.compactMap(\.pts).sorted(), stream.packets.compactMap(\.pts).sorted(), "video presentation times",
+                               file: file, line: line)
+            } else {
+                XCTAssertFalse(stream.packets.isEmpty, file: file, line: line)
+                if let difference = FFprobe.difference(stream, copy) { XCTFail("track \(id): \(difference)", file: file, line: line) }
+            }
+        }
+        // keeptrack's own view: every track but the video identical in samples, flags, group, references and boxes.
+        let compared = runCLI(["compare", "--json", source, output])
+        XCTAssertEqual(compared.code, 1, "the video differs", file: file, line: line)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compared.out.utf8)) as? [String: Any], file: file, line: line)
+        let tracks = try XCTUnwrap(document["tracks"] as? [[String: Any]], file: file, line: line)
+        XCTAssertEqual(tracks.count, movie.tracks.count, file: file, line: line)
+        for track in tracks where track["id"] as? Int != Int(video.id) {
+            XCTAssertEqual(track["a"] as? [String: String], track["b"] as? [String: String], "track \(track["id"] ?? "?")", file: file, line: line)
+            XCTAssertEqual((track["differingBoxes"] as? [String]) ?? [], [], "track \(track["id"] ?? "?")", file: file, line: line)
+        }
+        let lint = runCLI(["lint", output])
+        XCTAssertEqual(lint.code, 0, lint.out + lint.error, file: file, line: line)
+        // The video track's place in the movie and its own metadata.
+        let new = try XCTUnwrap(written.track(id: video.id), file: file, line: line)
+        XCTAssertEqual(new.header.header.flags, video.header.header.flags, file: file, line: line)
+        XCTAssertEqual(new.header.alternateGroup, video.header.alternateGroup, file: file, line: line)
+        XCTAssertEqual(new.header.matrix, video.header.matrix, "rotation stays a matrix", file: file, line: line)
+        XCTAssertEqual(new.references.map(\.type), video.references.map(\.type), file: file, line: line)
+        for type: FourCC in ["meta", "udta"] {
+            XCTAssertEqual(try new.box.first(type)?.serialized(), try video.box.first(type)?.serialized(), "trak/\(type)", file: file, line: line)
+            XCTAssertEqual(try written.moov.first(type)?.serialized(), try movie.moov.first(type)?.serialized(), "moov/\(type)", file: file, line: line)
+        }
+        XCTAssertEqual(new.box.first("tapt") != nil, video.box.first("tapt") != nil, "tapt kept", file: file, line: line)
+    }
+
+    private func videoStream(_ path: String) throws -> [String: Any] {
+        let result = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-of", "json", "-show_streams", path]))
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        return try XCTUnwrap((json["streams"] as? [[String: Any]])?.first)
+    }
+
+    /// ffprobe's fields of the first video stream that `expected` names, as ffprobe spells their values.
+    private func assertVideoStream(_ path: String, _ expected: [String: String], _ context: String = "", file: StaticString = #filePath, line: UInt = #line) throws {
+        let stream = try videoStream(path)
+        for (key, value) in expected.sorted(by: { $0.key < $1.key }) {
+            XCTAssertEqual(stream[key].map { "\($0)" }, value, "\(context) \(key)", file: file, line: line)
+        }
+    }
+
+    private func mediaInfoVideo(_ path: String) throws -> [String: Any] {
+        let result = try XCTUnwrap(runTool("mediainfo", ["--Output=JSON", path]), "mediainfo is installed by scripts/setup.sh")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        let tracks = (json["media"] as? [String: Any])?["track"] as? [[String: Any]] ?? []
+        return try XCTUnwrap(tracks.first { $0["@type"] as? String == "Video" })
+    }
+
+    private func summary(_ out: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any], out)
+    }
+
+    private func droppedItems(_ summary: [String: Any]) -> [String] {
+        (summary["dropped"] as? [[String: Any]] ?? []).compactMap { $0["item"] as? String }
+    }
+
+    /// The iPhone 16 Pro recording (HEVC Main 10 HLG + Dolby Vision, rotated 90°, APAC + AAC, six mebx tracks) to
+    /// H.264: 8-bit High, tone-mapped to SDR and tagged BT.709; Dolby Vision's box and the HDR-only amve named as dropped.
+    func testIPhoneRecordingToH264IsToneMappedEightBitHighAndEverythingElsePassesThrough() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("web.mov")
+        let result = transcode([source, output, "--preset", "veryfast", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        try assertOnlyVideoChanged(source, output)
+        try assertVideoStream(output, ["codec_name": "h264", "profile": "High", "pix_fmt": "yuv420p", "color_transfer": "bt709",
+                                       "color_primaries": "bt709", "color_space": "bt709"])
+        let info = try mediaInfoVideo(output)
+        XCTAssertEqual(info["Format_Profile"] as? String, "High")
+        XCTAssertEqual(info["BitDepth"] as? String, "8")
+        XCTAssertEqual(info["transfer_characteristics"] as? String, "BT.709")
+        XCTAssertNil(info["HDR_Format"], "no Dolby Vision claimed any more")
+        let json = try summary(result.out)
+        XCTAssertTrue(droppedItems(json).contains("sample entry box dvvC"), "\(json)")
+        XCTAssertTrue(droppedItems(json).contains("sample entry box amve"), "\(json)")
+        XCTAssertEqual((json["video"] as? [String: Any])?["hdr"] as? String, "HLG tone-mapped to SDR BT.709")
+    }
+
+    /// To HEVC, scaled to fit 960x960: Main 10 with the source's HLG description (ffprobe and mediainfo), the
+    /// HDR-only amve box carried byte for byte, tkhd and tapt scaled with the picture, never upscaled.
+    func testIPhoneRecordingToHEVCStaysHLGMainTenAndScalesItsApertures() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("small.mov")
+        let result = transcode([source, output, "--video", "hevc", "--preset", "ultrafast", "--max-size", "960x960", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        try assertOnlyVideoChanged(source, output)
+        try assertVideoStream(output, ["profile": "Main 10", "pix_fmt": "yuv420p10le", "color_transfer": "arib-std-b67",
+                                       "color_primaries": "bt2020", "width": "960", "height": "540"])
+        let info = try mediaInfoVideo(output)
+        XCTAssertEqual(info["BitDepth"] as? String, "10")
+        XCTAssertEqual(info["transfer_characteristics"] as? String, "HLG")
+        let before = try XCTUnwrap(try Movie.open(path: source).tracks.first { $0.kind == .video })
+        let after = try XCTUnwrap(try Movie.open(path: output).track(id: before.id))
+        XCTAssertEqual(try after.sampleEntries.first?.first("amve")?.serialized(), try before.sampleEntries.first?.first("amve")?.serialized())
+        XCTAssertNotNil(after.sampleEntries.first?.first("amve"))
+        XCTAssertNil(after.sampleEntries.first?.first("dvvC"))
+        XCTAssertEqual(after.header.width, before.header.width / 2)
+        XCTAssertEqual(after.header.height, before.header.height / 2)
+        let apertures = { (track: Track) in track.box.first("tapt")?.children.map { Array($0.payload.suffix(8)) } ?? [] }
+        XCTAssertEqual(apertures(after).count, 3)
+        for (new, old) in zip(apertures(after), apertures(before)) {
+            let value = { (bytes: [UInt8], at: Int) in bytes[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+            XCTAssertEqual(value(new, 0), value(old, 0) / 2)
+            XCTAssertEqual(value(new, 4), value(old, 4) / 2)
+        }
+        let json = try summary(result.out)
+        XCTAssertEqual((json["video"] as? [String: Any])?["hdr"] as? String, "HLG kept (10-bit)")
+        XCTAssertFalse(droppedItems(json).contains("sample entry box amve"))
+
+        let larger = transcode([source, folder.path("larger.mov"), "--video", "hevc", "--preset", "ultrafast", "--max-size", "4000x4000", "--json"])
+        XCTAssertEqual(larger.code, 0, larger.error)
+        try assertVideoStream(folder.path("larger.mov"), ["width": "1920"], "never upscaled")
+        XCTAssertTrue((try summary(larger.out)["notApplied"] as? [[String: Any]] ?? []).contains { $0["item"] as? String == "max-size" })
+    }
+
+    /// A real H.264 clip with AAC in .mp4: scaled down, every frame at its time, the audio byte for byte.
+    func testFootageClipIntoMP4KeepsItsAudioAndFrameTimes() throws {
+        let source = try PersonDetectorTests.footage("talking_head_720p.mp4")
+        let folder = TemporaryFolder()
+        let output = folder.path("small.mp4")
+        let result = transcode([source, output, "--preset", "ultrafast", "--max-size", "640x640"])
+        XCTAssertEqual(result.code, 0, result.error)
+        try assertOnlyVideoChanged(source, output)
+        try assertVideoStream(output, ["width": "640", "height": "360"])
+    }
+
+    /// An HLG and a PQ 10-bit HEVC source made by ffmpeg (zscale to BT.2020 and the HDR transfer), with AAC beside.
+    private func makeHDRSource(transfer: String, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("\(transfer).mov")
+        let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=1", "-f", "lavfi", "-i", "sine=f=440:d=1",
+                                      "-vf", "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=\(transfer):m=2020_ncl:p=2020:r=tv:npl=100,format=yuv420p10le",
+                                      "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
+                                      "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc",
+                                      "-c:a", "aac", "-shortest", path])
+        guard let made, made.code == 0 else { throw unavailable("ffmpeg with libx265 and zscale is needed to make an HDR source") }
+        XCTAssertEqual(try videoStream(path)["color_transfer"] as? String, transfer)
+        return path
+    }
+
+    /// PSNR (average, dB) of `path`'s video against `reference` put through `chain` by ffmpeg.
+    private func psnr(_ path: String, against reference: String, chain: String) throws -> Double {
+        let log = try XCTUnwrap(runToolStandardError("ffmpeg", ["-v", "info", "-nostdin", "-i", path, "-i", reference, "-filter_complex",
+                                                                "[1:v]\(chain)[ref];[0:v]format=yuv420p[ours];[ours][ref]psnr", "-f", "null", "-"]))
+        let line = try XCTUnwrap(log.components(separatedBy: "\n").last { $0.contains("PSNR") && $0.contains("average:") }, log)
+        let value = try XCTUnwrap(line.components(separatedBy: "average:").last?.split(separator: " ").first, line)
+        return value == "inf" ? .infinity : try XCTUnwrap(Double(value), line)
+    }
+
+    /// Tone mapping is FFmpeg's own: the H.264 output of an HLG and of a PQ source is within 35 dB PSNR of the
+    /// source put through ffmpeg's zscale/tonemap chain, and much closer to it than the HDR pictures merely
+    /// squeezed into 8 bits are (so the test sees a missing tone map).
+    func testHLGAndPQSourcesToH264AreToneMappedAsFFmpegsChainDoes() throws {
+        let folder = TemporaryFolder()
+        let ffmpegChain = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p"
+        for transfer in ["arib-std-b67", "smpte2084"] {
+            let source = try makeHDRSource(transfer: transfer, in: folder)
+            let output = folder.path("\(transfer)-sdr.mov")
+            let result = transcode([source, output, "--crf", "12", "--preset", "veryfast"])
+            XCTAssertEqual(result.code, 0, result.error)
+            try assertOnlyVideoChanged(source, output)
+            try assertVideoStream(output, ["profile": "High", "color_transfer": "bt709"], transfer)
+            let mapped = try psnr(output, against: source, chain: ffmpegChain)
+            let squeezed = try psnr(output, against: source, chain: "format=yuv420p")
+            XCTAssertGreaterThanOrEqual(mapped, 35, transfer)
+            XCTAssertGreaterThan(mapped, squeezed + 3, "\(transfer): tone-mapped \(mapped) dB, squeezed \(squeezed) dB")
+
+            let kept = folder.path("\(transfer)-hdr.mov")
+            XCTAssertEqual(transcode([source, kept, "--video", "hevc", "--preset", "ultrafast"]).code, 0)
+            try assertVideoStream(kept, ["color_transfer": transfer, "pix_fmt": "yuv420p10le", "profile": "Main 10"], transfer)
+        }
+    }
+
+    /// Refusals, each with its sysexits code and before anything is written.
+    func testBadInputsAreRefusedWithTheirExitCodes() throws {
+        let folder = TemporaryFolder()
+        // No video: the AVAssetWriter APAC file and a synthetic audio-only movie.
+        let apac = try RealFixtures.require(RealFixtures.avAssetWriter)
+        for source in [apac, try writeVariant("audio-only", in: folder)] {
+            let output = folder.path("none-" + (source as NSString).lastPathComponent)
+            let result = transcode([source, output])
+            XCTAssertEqual(result.code, 65, result.error)
+            XCTAssertTrue(result.error.contains("nothing to transcode"), result.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        }
+        // A codec the decoder lacks (MPEG-4 Part 2), named.
+        let mpeg4 = folder.path("mpeg4.mp4")
+        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-c:v", "mpeg4", mpeg4])?.code == 0 else {
+            throw unavailable("ffmpeg is needed")
+        }
+        let lacking = transcode([mpeg4, folder.path("out.mp4")])
+        XCTAssertEqual(lacking.code, 65, lacking.error)
+        XCTAssertTrue(lacking.error.contains("mp4v"), lacking.error)
+        // Encrypted (CENC), by ffmpeg's muxer.
+        let encrypted = folder.path("cenc.mp4")
+        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-c:v", "libx264", "-encryption_scheme", "cenc-aes-ctr",
+                                 "-encryption_key", "76a6c65c5ea762046bd749a2e632ccbb", "-encryption_kid", "a7e61c373e219033c21091fa607bf3b8", encrypted])?.code == 0 else {
+            throw unavailable("ffmpeg with CENC encryption is needed")
+        }
+        let locked = transcode([encrypted, folder.path("out.mp4")])
+        XCTAssertEqual(locked.code, 65, locked.error)
+        XCTAssertTrue(locked.error.contains("encrypted"), locked.error)
+        // An existing output without --force: 73, the file untouched.
+        let clip = try PersonDetectorTests.footage("talking_head_720p.mp4")
+        let existing = folder.path("existing.mp4")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
+        let exists = transcode([clip, existing, "--preset", "ultrafast"])
+        XCTAssertEqual(exists.code, 73, exists.error)
+        XCTAssertEqual(try fileBytes(existing), Data("keep me".utf8))
+        // HDR kept in 8 bits: a usage error naming the ways out.
+        let hlg = try makeHDRSource(transfer: "arib-std-b67", in: folder)
+        let eightBit = transcode([hlg, folder.path("hlg.mov"), "--hdr", "keep"])
+        XCTAssertEqual(eightBit.code, 64, eightBit.error)
+        XCTAssertTrue(eightBit.error.contains("--video hevc"), eightBit.error)
+        // The container follows the source: an .mp4 name for a QuickTime source is a usage error.
+        XCTAssertEqual(transcode([hlg, folder.path("hlg.mp4")]).code, 64)
+    }
+
+    /// kill -9 in the middle of a transcode leaves neither the output nor a temporary file beside it.
+    func testKillDuringTranscodeLeavesNothing() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let executable = InstallTests.checkout.path + "/.build/debug/keeptrack-media"
+        guard FileManager.default.isExecutableFile(atPath: executable) else { throw unavailable("no .build/debug/keeptrack-media: run swift build first") }
+        let folder = TemporaryFolder()
+        let output = folder.path("killed.mov")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["transcode", source, output, "--preset", "veryslow"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(process.isRunning, "the transcode ended before it could be killed")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path), [])
+    }
+
+    func testFitKeepsTheAspectInEvenSizesAndNeverUpscales() {
+        XCTAssertEqual(Transcoder.fit(PixelSize(width: 1920, height: 1080), inside: PixelSize(width: 1280, height: 1280)), PixelSize(width: 1280, height: 720))
+        XCTAssertEqual(Transcoder.fit(PixelSize(width: 1920, height: 1080), inside: PixelSize(width: 1000, height: 300)), PixelSize(width: 532, height: 300))
+        XCTAssertEqual(Transcoder.fit(PixelSize(width: 640, height: 360), inside: PixelSize(width: 1920, height: 1080)), PixelSize(width: 640, height: 360))
+        XCTAssertEqual(Transcoder.fit(PixelSize(width: 1080, height: 1920), inside: PixelSize(width: 501, height: 501)), PixelSize(width: 280, height: 500))
+    }
+}
