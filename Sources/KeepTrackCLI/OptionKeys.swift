@@ -34,6 +34,7 @@ extension OptionKey<String> {
     public static var at: Self { Self("at") }
     public static var codec: Self { Self("codec") }
     public static var digest: Self { Self("digest") }
+    public static var dnxhrProfile: Self { Self("dnxhr-profile") }
     public static var duration: Self { Self("duration") }
     public static var end: Self { Self("end") }
     public static var every: Self { Self("every") }
@@ -48,6 +49,7 @@ extension OptionKey<String> {
     public static var plan: Self { Self("plan") }
     public static var planOut: Self { Self("plan-out") }
     public static var prefer: Self { Self("prefer") }
+    public static var proresProfile: Self { Self("prores-profile") }
     public static var preset: Self { Self("preset") }
     public static var preview: Self { Self("preview") }
     public static var report: Self { Self("report") }

@@ -17,53 +17,66 @@ public struct EncodePlan: Sendable {
     }
 
     public var codec: VideoEncoder.Codec
-    public var crf: Double
-    public var preset: String
+    /// nil for the intra codecs (ProRes, DNxHR), whose quality is their profile.
+    public var crf: Double?
+    public var preset: String?
     /// The encoder's pixel format (an `AVPixelFormat` raw value), which the frames must arrive in.
     public var pixelFormat: Int32
     public var settings: VideoEncoder.Settings
     /// The source is HDR and the output SDR BT.709: the frames pass through `FilterGraph.toneMapToSDR`.
     public var toneMaps: Bool
 
-    /// 10-bit 4:2:0 (HDR kept), else 8-bit.
-    public var isTenBit: Bool { pixelFormat == AV_PIX_FMT_YUV420P10LE.rawValue }
+    /// 10 bits a sample (HDR kept, ProRes, DNxHR HQX), else 8.
+    public var isTenBit: Bool { [AV_PIX_FMT_YUV420P10LE.rawValue, AV_PIX_FMT_YUV422P10LE.rawValue].contains(pixelFormat) }
 
     /// The colour an SDR output is tagged with after a tone map: BT.709 primaries, transfer and matrix, limited range.
     public static let bt709 = VideoEncoder.Colour(primaries: Int32(AVCOL_PRI_BT709.rawValue), transfer: Int32(AVCOL_TRC_BT709.rawValue),
                                                   matrix: Int32(AVCOL_SPC_BT709.rawValue), fullRange: false)
 
-    /// `codec` nil: HEVC for an HDR source kept HDR, H.264 otherwise. `frameTimes`: every frame's presentation
-    /// time (media seconds), for the average frame rate the encoder's rate control wants.
+    /// DNxHR's 10-bit 4:2:2 profile; its other 4:2:2 profiles are 8-bit.
+    public static let dnxhrTenBitProfile = "dnxhr_hqx"
+
+    /// `codec` nil: HEVC for an HDR source kept HDR, H.264 otherwise. `profile`: the encoder's, for ProRes and
+    /// DNxHR. `frameTimes`: every frame's presentation time (media seconds), for the average frame rate the
+    /// encoder's rate control wants.
     public static func make(video: Track, frameTimes: [Double], sourceColour: VideoEncoder.Colour?, outputSize: PixelSize,
-                            codec requested: VideoEncoder.Codec?, crf: Double?, preset: String?, hdr: HDR) throws -> EncodePlan {
+                            codec requested: VideoEncoder.Codec?, profile: String? = nil, crf: Double?, preset: String?,
+                            hdr: HDR) throws -> EncodePlan {
         let sourceIsHDR = sourceColour?.isHDR ?? false
         let codec = requested ?? (sourceIsHDR && hdr != .toSDR ? .hevc : .h264)
+        let tenBitCapable = codec == .hevc || codec == .prores || (codec == .dnxhr && profile == dnxhrTenBitProfile)
         let staysHDR: Bool
         switch hdr {
         case .keep:
-            if sourceIsHDR && codec == .h264 { throw hdrNeedsTenBit(video.video?.hdr) }
+            if sourceIsHDR && !tenBitCapable { throw hdrNeedsTenBit(video.video?.hdr, codec: codec, profile: profile) }
             staysHDR = sourceIsHDR
         case .toSDR: staysHDR = false
-        case .keepWherePossible: staysHDR = sourceIsHDR && codec != .h264
+        case .keepWherePossible: staysHDR = sourceIsHDR && tenBitCapable
         }
         let toneMaps = sourceIsHDR && !staysHDR
-        let pixelFormat = staysHDR ? AV_PIX_FMT_YUV420P10LE.rawValue : AV_PIX_FMT_YUV420P.rawValue
-        let crf = crf ?? (codec == .h264 ? 20 : 22)
-        let preset = preset ?? "medium"
+        let pixelFormat = switch codec {
+        case .h264, .hevc: staysHDR ? AV_PIX_FMT_YUV420P10LE.rawValue : AV_PIX_FMT_YUV420P.rawValue
+        case .prores: AV_PIX_FMT_YUV422P10LE.rawValue
+        case .dnxhr: tenBitCapable ? AV_PIX_FMT_YUV422P10LE.rawValue : AV_PIX_FMT_YUV422P.rawValue
+        }
+        let crf = codec.isAnnexB ? crf ?? (codec == .h264 ? 20 : 22) : nil
+        let preset = codec.isAnnexB ? preset ?? "medium" : nil
         let timescale = Int32(clamping: Int(video.mediaHeader.timescale))
         let span = (frameTimes.last ?? 0) - (frameTimes.first ?? 0)
         let averageRate = frameTimes.count > 1 && span > 0 ? Double(frameTimes.count - 1) / span : 30
         let rational = av_d2q(averageRate, 100_000)
         var settings = VideoEncoder.Settings(codec: codec, width: outputSize.width, height: outputSize.height, pixelFormat: pixelFormat,
-                                             timeBase: timescale, frameRate: .init(numerator: rational.num, denominator: rational.den), crf: crf,
-                                             preset: preset, colour: toneMaps ? bt709 : sourceColour)
+                                             timeBase: timescale, frameRate: .init(numerator: rational.num, denominator: rational.den),
+                                             crf: crf ?? 0, preset: preset ?? "", colour: toneMaps ? bt709 : sourceColour)
+        settings.profile = profile
         settings.threads = 0
         return EncodePlan(codec: codec, crf: crf, preset: preset, pixelFormat: pixelFormat, settings: settings, toneMaps: toneMaps)
     }
 
     /// The refusal of an 8-bit encode for an HDR source (a front end adds how its user asks otherwise).
-    public static func hdrNeedsTenBit(_ hdr: String?) -> KeepTrackError {
-        .refused(.init(.hdrNeedsTenBit, "the source is HDR (\(hdr ?? "HLG/PQ")) and H.264 here is 8-bit SDR; HEVC (10-bit) keeps the HDR transfer"))
+    public static func hdrNeedsTenBit(_ hdr: String?, codec: VideoEncoder.Codec = .h264, profile: String? = nil) -> KeepTrackError {
+        let (format, wayOut) = codec == .h264 ? ("H.264", "HEVC") : ("DNxHR \(profile ?? "")", dnxhrTenBitProfile)
+        return .refused(.init(.hdrNeedsTenBit, "the source is HDR (\(hdr ?? "HLG/PQ")) and \(format) here is 8-bit SDR; \(wayOut) (10-bit) keeps the HDR transfer"))
     }
 
     /// True when `error` is that refusal.

@@ -49,11 +49,11 @@ public struct EncodedVideoTrack {
         self.lastSampleDuration = lastSampleDuration
     }
 
-    /// Sample entry for H.264 (`avc1` + `avcC`) or HEVC (`hvc1` + `hvcC`) with an `nclx` colour box (or `colourBox`
-    /// as it is) and `carried` boxes (HDR mastering and light levels, the source's pixel aspect and clean aperture);
+    /// Sample entry `format` with its configuration boxes (`avcC`, `hvcC`; DNxHR's `ACLR`/`ADHR`; none for ProRes),
+    /// an `nclx` colour box (or `colourBox` as it is) and `carried` boxes (HDR mastering and light levels, the source's pixel aspect and clean aperture);
     /// `squarePixels` adds a 1:1 pixel aspect box. Throws for a size that does not fit the entry's 16-bit fields or
     /// a colour box that cannot be encoded.
-    public static func sampleEntry(format: FourCC, configuration: [UInt8], width: Int, height: Int,
+    public static func sampleEntry(format: FourCC, configuration: [Box], width: Int, height: Int,
                                    colour: ColourInformationBox?, colourBox: Box? = nil, carried: [Box] = [], squarePixels: Bool = true,
                                    compressorName: String) throws -> Box {
         guard let entryWidth = UInt16(exactly: width), let entryHeight = UInt16(exactly: height) else {
@@ -65,7 +65,7 @@ public struct EncodedVideoTrack {
         entry.height = entryHeight
         let name = Array(compressorName.utf8.prefix(31))
         entry.compressorName = [UInt8(name.count)] + name + [UInt8](repeating: 0, count: 31 - name.count)
-        var children = [Box(type: format == "avc1" ? "avcC" : "hvcC", bytes: configuration)]
+        var children = configuration
         if let colourBox {
             children.append(colourBox)
         } else if let colour {

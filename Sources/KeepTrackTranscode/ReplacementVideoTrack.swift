@@ -9,6 +9,8 @@ import KeepTrackFraming
 public struct ReplacementVideoTrack {
     public var source: Track
     public var codec: VideoEncoder.Codec
+    /// The ProRes or DNxHR profile (the encoder's name for it).
+    public var profile: String?
     /// The encoder's Annex B parameter sets.
     public var extradata: [UInt8]
     /// The colour the encoder wrote (nil: none described).
@@ -21,10 +23,12 @@ public struct ReplacementVideoTrack {
     /// Every encoded frame's presentation time (media seconds), for the last frame's duration.
     public var frameTimes: [Double]
 
-    public init(source: Track, codec: VideoEncoder.Codec, extradata: [UInt8], colour: VideoEncoder.Colour?, sourceColour: VideoEncoder.Colour?,
-                size: PixelSize, geometry: EncodedVideoTrack.Geometry, samples: [EncodedVideoSample], frameTimes: [Double]) {
+    public init(source: Track, codec: VideoEncoder.Codec, profile: String? = nil, extradata: [UInt8], colour: VideoEncoder.Colour?,
+                sourceColour: VideoEncoder.Colour?, size: PixelSize, geometry: EncodedVideoTrack.Geometry, samples: [EncodedVideoSample],
+                frameTimes: [Double]) {
         self.source = source
         self.codec = codec
+        self.profile = profile
         self.extradata = extradata
         self.colour = colour
         self.sourceColour = sourceColour
@@ -66,11 +70,38 @@ public struct ReplacementVideoTrack {
         }
     }
 
+    /// ProRes 4:2:2 sample entry formats by prores_ks profile.
+    public static let proResFormats: [String: FourCC] = ["proxy": "apco", "lt": "apcs", "standard": "apcn", "hq": "apch"]
+
+    /// The sample entry's format, its configuration boxes and the compressor name. `firstSample`: the first
+    /// encoded frame (DNxHR's compression id is in its header, at byte 0x28).
+    func format(firstSample: [UInt8]) throws -> (format: FourCC, configuration: [Box], compressor: String) {
+        // Progressive frames (`fiel`: one field), as QuickTime's intra formats say.
+        let progressive = Box(type: "fiel", bytes: [1, 0])
+        switch codec {
+        case .h264: return ("avc1", [Box(type: "avcC", bytes: try VideoParameterSets.avcConfiguration(annexB: extradata))], "keeptrack x264")
+        case .hevc: return ("hvc1", [Box(type: "hvcC", bytes: try VideoParameterSets.hevcConfiguration(annexB: extradata))], "keeptrack x265")
+        case .prores:
+            guard let format = Self.proResFormats[profile ?? ""] else { throw KeepTrackError.unsupported("no ProRes sample entry for profile '\(profile ?? "")'") }
+            return (format, [progressive], "keeptrack prores_ks")
+        case .dnxhr:
+            // Avid's boxes as FFmpeg's muxer writes them for DNxHR: ACLR (1: video range, 2: full range), ADHR (the compression id).
+            guard firstSample.count >= 0x2C else { throw KeepTrackError.io("the first DNxHR frame is \(firstSample.count) bytes, too short for its header") }
+            var aclr = ByteWriter()
+            aclr.fourCC("ACLR")
+            aclr.fourCC("0001")
+            aclr.u32(colour?.fullRange ?? false ? 2 : 1)
+            aclr.u32(0)
+            var adhr = ByteWriter()
+            adhr.fourCC("0001")
+            adhr.append(firstSample[0x28..<0x2C])
+            for value: UInt32 in [0, 1, 0, 0] { adhr.u32(value) }
+            return ("AVdh", [Box(type: "ACLR", bytes: aclr.bytes), Box(type: "ADHR", bytes: adhr.bytes), progressive], "keeptrack dnxhd")
+        }
+    }
+
     /// The sample entry: `colr` as the source had it while the colour is the same, else one for the new colour.
-    public func sampleEntry() throws -> Box {
-        let configuration = codec == .h264
-            ? try VideoParameterSets.avcConfiguration(annexB: extradata)
-            : try VideoParameterSets.hevcConfiguration(annexB: extradata)
+    public func sampleEntry(firstSample: [UInt8] = []) throws -> Box {
         var colourBox: ColourInformationBox?
         if let colour {
             var box = ColourInformationBox()
@@ -82,19 +113,21 @@ public struct ReplacementVideoTrack {
         }
         let sourceEntry = source.sampleEntries.first
         let keptColourBox = geometry == .keepSource && colour != nil && colour == sourceColour ? sourceEntry?.first("colr") : nil
-        return try EncodedVideoTrack.sampleEntry(format: codec == .h264 ? "avc1" : "hvc1", configuration: configuration,
+        let (format, configuration, compressor) = try format(firstSample: firstSample)
+        return try EncodedVideoTrack.sampleEntry(format: format, configuration: configuration,
                                                  width: size.width, height: size.height, colour: colourBox, colourBox: keptColourBox,
-                                                 carried: carriedBoxes, squarePixels: geometry == .upright,
-                                                 compressorName: codec == .h264 ? "keeptrack x264" : "keeptrack x265")
+                                                 carried: carriedBoxes, squarePixels: geometry == .upright, compressorName: compressor)
     }
 
     /// The track for the writer, its samples read from `data` (the encode stage's file).
     public func outputTrack(data: OutputFile) throws -> OutputTrack {
-        var track = EncodedVideoTrack(source: source, sampleEntry: try sampleEntry(), width: size.width, height: size.height,
+        let bytes = try FileByteSource(path: data.temporaryPath)
+        let firstSample = codec == .dnxhr ? try bytes.read(at: 0, count: Int(min(samples.first?.size ?? 0, 0x2C))) : []
+        var track = EncodedVideoTrack(source: source, sampleEntry: try sampleEntry(firstSample: firstSample), width: size.width, height: size.height,
                                       samples: samples, lastSampleDuration: PassthroughMux.lastFrameDuration(video: source, times: frameTimes))
         track.geometry = geometry
         let built = try track.build()
-        return OutputTrack(trak: built.trak, table: built.table, data: try FileByteSource(path: data.temporaryPath),
+        return OutputTrack(trak: built.trak, table: built.table, data: bytes,
                            timescale: source.mediaHeader.timescale)
     }
 }

@@ -24,6 +24,8 @@ public struct TranscodeSummary: Sendable {
     public var codec: VideoEncoder.Codec?
     public var crf: Double?
     public var preset: String?
+    /// The ProRes or DNxHR profile.
+    public var profile: String?
     public var sourceSize: PixelSize?
     public var outputSize: PixelSize?
     /// What the HDR became ("HLG kept (10-bit)", "HLG tone-mapped to SDR BT.709"), nil for an SDR source.
@@ -51,8 +53,10 @@ public struct TranscodeSummary: Sendable {
         preset = plan.preset
         sourceSize = source
         outputSize = output
-        let bits = plan.isTenBit ? "10-bit" : "8-bit"
-        changed.append("video codec: \(sourceCodec) to \(plan.codec.rawValue) \(bits), crf \(String(format: "%g", plan.crf)), preset \(plan.preset)")
+        profile = plan.settings.profile
+        let quality = plan.crf.map { "crf \(String(format: "%g", $0)), preset \(plan.preset ?? "")" } ?? "profile \(plan.settings.profile ?? "default")"
+        let sampling = plan.codec.isAnnexB ? "4:2:0" : "4:2:2"
+        changed.append("video codec: \(sourceCodec) to \(plan.codec.rawValue) \(plan.isTenBit ? "10" : "8")-bit \(sampling), \(quality)")
         if source != output { changed.append("picture size: \(source.width)x\(source.height) to \(output.width)x\(output.height) (tkhd and tapt scaled with it)") }
         if sourceColour?.isHDR ?? false {
             let name = hdrName ?? "HDR"
@@ -73,7 +77,7 @@ public struct TranscodeSummary: Sendable {
         if let codec, let outputSize {
             fields.append(("video", .object([
                 ("codec", .string(codec.rawValue)), ("width", .int(Int64(outputSize.width))), ("height", .int(Int64(outputSize.height))),
-                ("crf", .optional(crf)), ("preset", .optional(preset)), ("hdr", .optional(hdr)), ("frames", .int(Int64(frames))),
+                ("crf", .optional(crf)), ("preset", .optional(preset)), ("profile", .optional(profile)), ("hdr", .optional(hdr)), ("frames", .int(Int64(frames))),
             ])))
         }
         fields.append(("timings", .object(timings.map { ($0.stage, .double(($0.seconds * 1000).rounded() / 1000)) })))

@@ -7,13 +7,23 @@ import KeepTrackFraming
 /// What `Transcoder.run` is asked for.
 public struct TranscodeOptions: Sendable {
     public enum Video: String, Sendable, CaseIterable {
-        case h264, hevc, copy
-        var codec: VideoEncoder.Codec? { VideoEncoder.Codec(rawValue: rawValue) }
+        case h264, hevc, prores, dnxhr, copy
+        public var codec: VideoEncoder.Codec? { VideoEncoder.Codec(rawValue: rawValue) }
+        /// The encoder's profile when none is asked for: 4:2:2 10-bit for both intra formats.
+        var defaultProfile: String? {
+            switch self {
+            case .prores: "hq"
+            case .dnxhr: EncodePlan.dnxhrTenBitProfile
+            default: nil
+            }
+        }
     }
 
     public var video: Video = .h264
     public var crf: Double?
     public var preset: String?
+    /// ProRes (proxy, lt, standard, hq) or DNxHR (dnxhr_lb, dnxhr_sq, dnxhr_hq, dnxhr_hqx) profile.
+    public var profile: String?
     /// Fit inside this size, keeping the aspect; never larger than the source.
     public var maxSize: PixelSize?
     /// nil: HDR stays HDR where the codec is 10-bit and is tone-mapped where it is 8-bit.
@@ -23,7 +33,18 @@ public struct TranscodeOptions: Sendable {
 
     /// The encoding settings given (`--crf` ...), by option name, for the summary's `notApplied` when nothing is encoded.
     public var givenEncodingSettings: [String] {
-        [("crf", crf != nil), ("preset", preset != nil), ("max-size", maxSize != nil), ("hdr", hdr != nil)].filter(\.1).map(\.0)
+        [("crf", crf != nil), ("preset", preset != nil), ("max-size", maxSize != nil), ("hdr", hdr != nil), ("profile", profile != nil)]
+            .filter(\.1).map(\.0)
+    }
+
+    /// Settings given that the chosen codec has no use for, each with why.
+    var settingsTheCodecIgnores: [TranscodeSummary.Item] {
+        guard let codec = video.codec else { return [] }
+        if codec.isAnnexB {
+            return profile == nil ? [] : [.init("profile", "\(codec.rawValue)'s quality is --crf and --preset")]
+        }
+        return [("crf", crf != nil), ("preset", preset != nil)].filter(\.1)
+            .map { .init($0.0, "\(codec.rawValue) is intra-only: its quality is its profile") }
     }
 }
 
@@ -34,7 +55,7 @@ public enum Transcoder {
                            progress: (_ frames: Int, _ total: Int, _ seconds: Double) -> Void = { _, _, _ in }) throws -> TranscodeSummary {
         let started = Date()
         let movie = try Movie.open(path: input)
-        try checkContainer(output: output, movie: movie)
+        try checkContainer(output: output, movie: movie, video: options.video)
         let video = try videoTrack(of: movie)
         var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.codecName ?? video.format?.description ?? "?")
         for other in movie.tracks where other.kind == .video && other.id != video.id {
@@ -57,7 +78,9 @@ public enum Transcoder {
         let size = fit(stored, inside: options.maxSize)
         let frameTimes = PresentedVideo.presentationTimes(of: video).sorted().map { Double($0) / Double(max(video.mediaHeader.timescale, 1)) }
         let plan = try EncodePlan.make(video: video, frameTimes: frameTimes, sourceColour: first.colour, outputSize: size,
-                                       codec: options.video.codec, crf: options.crf, preset: options.preset, hdr: options.hdr ?? .keepWherePossible)
+                                       codec: options.video.codec, profile: options.profile ?? options.video.defaultProfile,
+                                       crf: options.crf, preset: options.preset, hdr: options.hdr ?? .keepWherePossible)
+        summary.notApplied += options.settingsTheCodecIgnores
         summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
         if let maxSize = options.maxSize, size == stored {
             summary.notApplied.append(.init("max-size", "the picture (\(stored.width)x\(stored.height)) already fits \(maxSize.width)x\(maxSize.height): never upscaled"))
@@ -80,7 +103,7 @@ public enum Transcoder {
             if encoded.framesEncoded < frameTimes.count {
                 summary.dropped.append(.init("frames", "\(frameTimes.count - encoded.framesEncoded) of \(frameTimes.count) video frames could not be decoded"))
             }
-            let replacement = ReplacementVideoTrack(source: video, codec: plan.codec, extradata: encoder.extradata, colour: plan.settings.colour,
+            let replacement = ReplacementVideoTrack(source: video, codec: plan.codec, profile: plan.settings.profile, extradata: encoder.extradata, colour: plan.settings.colour,
                                                     sourceColour: first.colour, size: size, geometry: .keepSource,
                                                     samples: encoded.samples, frameTimes: frameTimes)
             summary.dropped += replacement.droppedBoxes.map { .init("sample entry box \($0.type)", $0.reason) }
@@ -119,8 +142,11 @@ public enum Transcoder {
 
     /// The output's name must say the container the source is (`ftyp` passes through): a .mov holds QuickTime
     /// sound descriptions (APAC's version 2) that an .mp4 cannot.
-    static func checkContainer(output: String, movie: Movie) throws {
+    static func checkContainer(output: String, movie: Movie, video: TranscodeOptions.Video) throws {
         let ext = (output as NSString).pathExtension.lowercased()
+        if let codec = video.codec, !codec.isAnnexB, ext != "mov" {
+            throw KeepTrackError.usage("\(codec.rawValue) is written into QuickTime movies: name the output .mov")
+        }
         let isQuickTime = ["mov", "qt"].contains(ext), isISO = ["mp4", "m4v"].contains(ext)
         guard isQuickTime || isISO else {
             throw KeepTrackError.usage("cannot tell the container from '\(output)': name it .mov or .mp4 (as the source is \(movie.isQuickTime ? "QuickTime (.mov)" : "MP4"))")

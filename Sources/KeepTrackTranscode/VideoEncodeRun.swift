@@ -66,8 +66,9 @@ public final class VideoEncodeRun: @unchecked Sendable {
 
     private func encode() {
         var result = EncodedVideo()
+        let annexB = encoder.settings.codec.isAnnexB
         let collect = { [dataFile] (packet: EncodedVideoPacket) throws in
-            let sample = VideoParameterSets.lengthPrefixed(annexB: packet.bytes)
+            let sample = annexB ? VideoParameterSets.lengthPrefixed(annexB: packet.bytes) : packet.bytes
             try dataFile.write(sample)
             result.samples.append(EncodedVideoSample(size: UInt32(sample.count), decodeTime: packet.decodeTime,
                                                      presentationTime: packet.presentationTime, isSync: packet.isKey))

@@ -205,6 +205,50 @@ final class TranscodeTests: XCTestCase {
         }
     }
 
+    /// ProRes and DNxHR for editors: 4:2:2 intra frames under the fourcc of the profile asked for, no avcC/hvcC,
+    /// every frame decoded by ffmpeg as that profile; HLG kept by the 10-bit profiles, tone-mapped by DNxHR's 8-bit HQ.
+    func testProResAndDNxHRDecodeAsTheProfileAskedFor() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let cases: [(arguments: [String], expected: [String: String])] = [
+            (["--video", "prores", "--prores-profile", "lt"],
+             ["codec_name": "prores", "profile": "LT", "codec_tag_string": "apcs", "pix_fmt": "yuv422p10le", "color_transfer": "arib-std-b67"]),
+            (["--video", "prores"], ["codec_name": "prores", "profile": "HQ", "codec_tag_string": "apch", "pix_fmt": "yuv422p10le"]),
+            (["--video", "dnxhr"],
+             ["codec_name": "dnxhd", "profile": "DNXHR HQX", "codec_tag_string": "AVdh", "pix_fmt": "yuv422p10le", "color_transfer": "arib-std-b67"]),
+            (["--video", "dnxhr", "--dnxhr-profile", "hq"], ["codec_name": "dnxhd", "profile": "DNXHR HQ", "pix_fmt": "yuv422p", "color_transfer": "bt709"]),
+        ]
+        for (index, (arguments, expected)) in cases.enumerated() {
+            let output = folder.path("edit-\(index).mov")
+            let result = transcode([source, output, "--max-size", "640x640"] + arguments)
+            XCTAssertEqual(result.code, 0, "\(arguments): \(result.error)")
+            try assertOnlyVideoChanged(source, output)
+            try assertVideoStream(output, expected, "\(arguments)")
+            let entry = try XCTUnwrap(try Movie.open(path: output).tracks.first { $0.kind == .video }?.sampleEntries.first)
+            XCTAssertEqual(entry.children.filter { ["avcC", "hvcC"].contains($0.type) }.count, 0, "\(arguments)")
+            let decoded = try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-i", output, "-map", "0:v", "-f", "null", "-"]))
+            XCTAssertEqual(decoded.code, 0, "\(arguments)")
+        }
+        XCTAssertEqual(transcode([source, folder.path("edit.mp4"), "--video", "prores"]).code, 64, "ProRes goes into .mov")
+    }
+
+    /// --video copy re-encodes nothing: every stream, the video too, has the same packets; the settings given say they were not applied.
+    func testVideoCopyIsARemuxThatNamesTheSettingsNotApplied() throws {
+        let source = try PersonDetectorTests.footage("talking_head_720p.mp4")
+        let folder = TemporaryFolder()
+        let output = folder.path("copy.mp4")
+        let result = transcode([source, output, "--video", "copy", "--crf", "30", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        let before = try FFprobe.probe(source), after = try FFprobe.probe(output)
+        XCTAssertEqual(after.streams.count, before.streams.count)
+        for stream in before.streams {
+            let copy = try XCTUnwrap(stream.trackID.flatMap(after.stream(track:)))
+            XCTAssertNil(FFprobe.difference(stream, copy), stream.label)
+        }
+        let notApplied = try summary(result.out)["notApplied"] as? [[String: Any]] ?? []
+        XCTAssertEqual(notApplied.compactMap { $0["item"] as? String }, ["crf"])
+    }
+
     /// Refusals, each with its sysexits code and before anything is written.
     func testBadInputsAreRefusedWithTheirExitCodes() throws {
         let folder = TemporaryFolder()

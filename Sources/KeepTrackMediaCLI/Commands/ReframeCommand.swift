@@ -15,7 +15,7 @@ enum ReframeCommand {
         options: [
             .value(.aspect, "W:H", "Target aspect ratio (default 9:16)."),
             .value(.size, "WxH", "Scale the crop to this size (even numbers; default: the crop's own pixels, no scaling)."),
-            .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: VideoEncoder.Codec.allCases.map(\.rawValue)),
+            .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: [VideoEncoder.Codec.h264, .hevc].map(\.rawValue)),
             .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
             .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: EncodeOptionValues.presets),
             .value(.layout, "follow|fit|split|auto", "How each shot is shown: follow the subject with a 9:16 crop (default), fit the whole picture over a blurred, darkened copy of itself, split: two people stacked, each half following one of them, or auto: per shot, follow when one person dominates or the people who matter share one crop, split when exactly two dominate far apart, fit otherwise.",

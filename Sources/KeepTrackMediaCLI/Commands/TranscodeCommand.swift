@@ -12,8 +12,10 @@ enum TranscodeCommand {
         arguments: "IN OUT",
         positionals: 2...2,
         options: [
-            .value(.video, "h264|hevc|copy", "Video codec: h264 (8-bit High; the default), hevc (10-bit Main 10 for an HLG/PQ source, keeping it HDR; 8-bit Main otherwise) or copy (no re-encode: a remux).",
+            .value(.video, "h264|hevc|prores|dnxhr|copy", "Video codec: h264 (8-bit High; the default), hevc (10-bit Main 10 for an HLG/PQ source, keeping it HDR; 8-bit Main otherwise), prores or dnxhr (4:2:2 intra frames for editors, .mov only) or copy (no re-encode: a remux).",
                    choices: TranscodeOptions.Video.allCases.map(\.rawValue)),
+            .value(.proresProfile, "proxy|lt|standard|hq", "ProRes 4:2:2 10-bit profile (default hq).", choices: Array(ReplacementVideoTrack.proResFormats.keys.sorted())),
+            .value(.dnxhrProfile, "lb|sq|hq|hqx", "DNxHR 4:2:2 profile: lb, sq, hq (8-bit) or hqx (10-bit; the default, keeps HDR).", choices: ["lb", "sq", "hq", "hqx"]),
             .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
             .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: EncodeOptionValues.presets),
             .value(.maxSize, "WxH", "Fit the picture inside W x H (stored pixels), keeping its aspect, in even sizes; never upscaled."),
@@ -25,7 +27,8 @@ enum TranscodeCommand {
         discussion: """
         Decodes the first enabled video track with FFmpeg's libavcodec, scales it (--max-size) and tone-maps it where
         asked with FFmpeg's libavfilter (zscale to linear light, tonemap hable, zscale to BT.709), encodes it with
-        libx264 or libx265 and writes it in the old track's place: the same track id, enabled flag, alternate group,
+        libx264, libx265, prores_ks (fourcc apco/apcs/apcn/apch by profile) or dnxhd (AVdh with Avid's ACLR and ADHR
+        boxes) and writes it in the old track's place: the same track id, enabled flag, alternate group,
         matrix (a rotated recording stays rotated by its matrix; no pixel is turned), pixel aspect, clean aperture,
         tapt (scaled with the picture), edit list (the same frames at the same times) and track metadata.
         Every other track (stereo AAC, APAC spatial audio, timed metadata) passes through byte for byte with its
@@ -55,6 +58,15 @@ enum TranscodeCommand {
             options.maxSize = parsed
         }
         options.hdr = invocation.value(.hdr).map { $0 == "keep" ? .keep : .toSDR }
+        let proRes = invocation.value(.proresProfile), dnxhr = invocation.value(.dnxhrProfile).map { "dnxhr_" + $0 }
+        guard proRes == nil || dnxhr == nil else { throw KeepTrackCLIError.usage("--prores-profile and --dnxhr-profile are for different codecs: give one") }
+        if let profile = proRes ?? dnxhr {
+            let wanted: TranscodeOptions.Video = proRes != nil ? .prores : .dnxhr
+            guard options.video == wanted || options.video.codec?.isAnnexB == true else {
+                throw KeepTrackCLIError.usage("--\(wanted == .prores ? "prores" : "dnxhr")-profile goes with --video \(wanted.rawValue)")
+            }
+            options.profile = profile
+        }
         var bar: ProgressDisplay?
         let summary: TranscodeSummary
         do {
