@@ -53,6 +53,7 @@ extension OptionKey<String> {
     public static var preset: Self { Self("preset") }
     public static var preview: Self { Self("preview") }
     public static var report: Self { Self("report") }
+    public static var shard: Self { Self("shard") }
     public static var size: Self { Self("size") }
     public static var start: Self { Self("start") }
     public static var tolerance: Self { Self("tolerance") }

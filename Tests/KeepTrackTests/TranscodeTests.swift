@@ -294,6 +294,46 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(transcode([hlg, folder.path("hlg.mp4")]).code, 64)
     }
 
+    /// Folder mode over a tree of two clips and a broken file: one bad file never stops the run (its row says why,
+    /// exit 65), outputs mirror the tree; a rerun skips what exists; two shards take every file exactly once.
+    func testFolderRunMirrorsTheTreeSkipsWhatExistsAndShardsStably() throws {
+        let folder = TemporaryFolder()
+        let inputs = folder.path("in")
+        try FileManager.default.createDirectory(atPath: inputs + "/sub", withIntermediateDirectories: true)
+        for name in ["a.mp4", "sub/b.mp4"] {
+            guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-f", "lavfi", "-i", "sine=d=1",
+                                     "-c:v", "libx264", "-c:a", "aac", "-shortest", inputs + "/" + name])?.code == 0 else { throw unavailable("ffmpeg is needed") }
+        }
+        try Data("not a movie".utf8).write(to: URL(fileURLWithPath: inputs + "/sub/broken.mp4"))
+        func rows(_ report: String) throws -> [String: String] {
+            let document = try XCTUnwrap(JSONSerialization.jsonObject(with: try fileBytes(report)) as? [String: Any])
+            let rows = try XCTUnwrap(document["rows"] as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: rows.map { row in
+                (((row["path"] as? String ?? "") as NSString).lastPathComponent, row["action"] as? String ?? "")
+            })
+        }
+        let out = folder.path("out")
+        let first = transcode([inputs, "--out-dir", out, "--recursive", "-j", "2", "--preset", "ultrafast", "--report", folder.path("first.json")])
+        XCTAssertEqual(first.code, 65, first.error)
+        XCTAssertEqual(try rows(folder.path("first.json")), ["a.mp4": "transcoded", "b.mp4": "transcoded", "broken.mp4": "transcode"])
+        try assertOnlyVideoChanged(inputs + "/a.mp4", out + "/a.mp4")
+        try assertOnlyVideoChanged(inputs + "/sub/b.mp4", out + "/sub/b.mp4")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/sub/broken.mp4"))
+
+        let again = transcode([inputs, "--out-dir", out, "--recursive", "--preset", "ultrafast", "--report", folder.path("again.json")])
+        XCTAssertEqual(again.code, 65, again.error)
+        XCTAssertEqual(try rows(folder.path("again.json")), ["a.mp4": "skipped", "b.mp4": "skipped", "broken.mp4": "transcode"])
+
+        var shared: [String] = []
+        for shard in ["1/2", "2/2"] {
+            let report = folder.path("shard-\(shard.prefix(1)).json")
+            _ = transcode([inputs, "--out-dir", folder.path("sharded"), "--recursive", "--shard", shard, "--preset", "ultrafast", "--report", report])
+            shared += try rows(report).keys
+        }
+        XCTAssertEqual(shared.sorted(), ["a.mp4", "b.mp4", "broken.mp4"], "each file in exactly one shard")
+        XCTAssertEqual(transcode([inputs, "--out-dir", out, "--shard", "3/2"]).code, 64)
+    }
+
     /// kill -9 in the middle of a transcode leaves neither the output nor a temporary file beside it.
     func testKillDuringTranscodeLeavesNothing() throws {
         let source = try RealFixtures.require(RealFixtures.iphone)

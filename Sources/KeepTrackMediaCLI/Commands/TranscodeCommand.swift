@@ -9,8 +9,8 @@ enum TranscodeCommand {
     static let spec = CommandSpec(
         name: "transcode",
         summary: "Re-encode the video (smaller, H.264 for the web, HEVC keeping HDR); every other track, and the metadata, pass through untouched.",
-        arguments: "IN OUT",
-        positionals: 2...2,
+        arguments: "IN OUT | FILE|DIR... --out-dir DIR",
+        minimumPositionals: 1,
         options: [
             .value(.video, "h264|hevc|prores|dnxhr|copy", "Video codec: h264 (8-bit High; the default), hevc (10-bit Main 10 for an HLG/PQ source, keeping it HDR; 8-bit Main otherwise), prores or dnxhr (4:2:2 intra frames for editors, .mov only) or copy (no re-encode: a remux).",
                    choices: TranscodeOptions.Video.allCases.map(\.rawValue)),
@@ -22,8 +22,10 @@ enum TranscodeCommand {
             .value(.hdr, "keep|sdr", "For an HLG/PQ source: keep it HDR (refused with h264, which is 8-bit) or tone-map it to SDR BT.709. Default: keep with hevc, tone-map with h264.",
                    choices: ["keep", "sdr"]),
             .flag(.json, "Print a JSON summary at the end: what changed, what was dropped and what was not applied, with the reasons."),
-            .flag(.force, "Replace OUT if it exists."),
-        ],
+            .value(.outDir, "DIR", "Write one output per input under DIR, mirroring the input tree (inputs may be folders); outputs that exist are skipped, so a rerun finishes what a stopped run left."),
+            BatchRun.shardOption,
+            .flag(.force, "Replace OUT (with --out-dir: outputs, and the --report file) if it exists."),
+        ] + BatchRun.options,
         discussion: """
         Decodes the first enabled video track with FFmpeg's libavcodec, scales it (--max-size) and tone-maps it where
         asked with FFmpeg's libavfilter (zscale to linear light, tonemap hable, zscale to BT.709), encodes it with
@@ -41,6 +43,7 @@ enum TranscodeCommand {
         Refused: an encrypted video track, a movie without video (nothing to transcode), a codec this FFmpeg cannot
         decode (named), stereo MV-HEVC (only its base view decodes). The output is written beside OUT and renamed
         into place once read back.
+        \(BatchRun.discussion) Each file is encoded with the encoder's threads on every core; -j sets how many files run at once.
         Exit status: 0; 64 bad usage (also: --hdr keep with h264 on an HDR source); 65 unsupported or malformed input;
         66 missing input; 73 output exists.
         """
@@ -67,6 +70,14 @@ enum TranscodeCommand {
             }
             options.profile = profile
         }
+        if let outDir = invocation.value(.outDir) {
+            let shard = try invocation.value(.shard).map(BatchRun.Shard.init)
+            let chosen = options
+            return try BatchRun.run(invocation, console: console, command: "transcode", paths: invocation.positionals, shard: shard) { file in
+                transcode(file, into: file.output(under: outDir), options: chosen)
+            }.code
+        }
+        guard invocation.positionals.count == 2 else { throw KeepTrackCLIError.usage("'transcode' needs IN OUT, or inputs with --out-dir DIR") }
         var bar: ProgressDisplay?
         let summary: TranscodeSummary
         do {
@@ -88,5 +99,29 @@ enum TranscodeCommand {
         for note in summary.notes { console.note("note: \(note)") }
         console.print(invocation.flag(.json) ? summary.json.rendered() : summary.text)
         return ExitCode.ok
+    }
+
+    /// One file of a folder run: skipped when its output exists (without --force), else transcoded; never throws.
+    static func transcode(_ file: BatchFile, into output: String, options: TranscodeOptions) -> BatchOutcome {
+        if !options.overwrite, FileManager.default.fileExists(atPath: output) {
+            return BatchOutcome(path: file.path, action: "skipped", result: "\(output) exists (--force replaces it)", exitCode: ExitCode.ok)
+        }
+        do {
+            let folder = (output as NSString).deletingLastPathComponent
+            do {
+                if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            } catch {
+                throw KeepTrackError.cannotCreate("\(folder): \(error.localizedDescription)")
+            }
+            let summary = try Transcoder.run(input: file.path, output: output, options: options)
+            var outcome = BatchOutcome(path: file.path, action: "transcoded", result: summary.text.split(separator: "\n").first.map(String.init) ?? "",
+                                       exitCode: ExitCode.ok)
+            outcome.notes = summary.notes + summary.dropped.map { "dropped \($0.item): \($0.reason)" }
+            return outcome
+        } catch let error as CodecError {
+            return BatchOutcome(path: file.path, action: "transcode", failure: KeepTrackError.unsupported(error.description))
+        } catch {
+            return BatchOutcome(path: file.path, action: "transcode", failure: error)
+        }
     }
 }
