@@ -32,6 +32,7 @@ extension OptionKey<Bool> {
 extension OptionKey<String> {
     public static var aspect: Self { Self("aspect") }
     public static var at: Self { Self("at") }
+    public static var audio: Self { Self("audio") }
     public static var codec: Self { Self("codec") }
     public static var digest: Self { Self("digest") }
     public static var dnxhrProfile: Self { Self("dnxhr-profile") }

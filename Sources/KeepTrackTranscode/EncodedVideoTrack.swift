@@ -200,20 +200,26 @@ public struct EncodedVideoTrack {
         mediaHeader.duration = mediaDuration
         if mediaDuration > UInt64(UInt32.max) { mediaHeader.header.version = 1 }
 
-        let trak = try rebuild(source.box, header: header, mediaHeader: mediaHeader, edits: edits, stbl: stbl)
+        let trak = try Self.rebuild(source, header: header, mediaHeader: mediaHeader, edits: edits, stbl: stbl) { [geometry] children in
+            children.removeAll { $0.type == "tapt" && geometry == .upright }
+            if geometry == .keepSource {
+                for index in children.indices where children[index].type == "tapt" {
+                    children[index] = try Self.scaledApertures(children[index], by: scale)
+                }
+            }
+        }
         return Built(trak: trak, table: table)
     }
 
-    private func rebuild(_ trak: Box, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box]) throws -> Box {
-        var trak = trak
+    /// `source`'s `trak` with a new header, edit list, media header and sample table; every other box (track
+    /// references, metadata, user data) as it was. `adjust` changes the trak's other children first.
+    static func rebuild(_ source: Track, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box],
+                        adjust: (inout [Box]) throws -> Void = { _ in }) throws -> Box {
+        var trak = source.box
         var replacedTable = false
         try trak.modifyChildren { children in
-            children.removeAll { ($0.type == "tapt" && geometry == .upright) || $0.type == "edts" }
-            if geometry == .keepSource {
-                for index in children.indices where children[index].type == "tapt" {
-                    children[index] = try Self.scaledApertures(children[index], by: pictureScale)
-                }
-            }
+            try adjust(&children)
+            children.removeAll { $0.type == "edts" }
             for index in children.indices where children[index].type == "tkhd" {
                 children[index] = Box(type: "tkhd", bytes: try header.encoded())
             }
@@ -236,7 +242,7 @@ public struct EncodedVideoTrack {
             }
         }
         guard replacedTable else {
-            throw KeepTrackError.malformed(path: source.path, offset: source.box.offset, reason: "video track has no mdia/minf/stbl")
+            throw KeepTrackError.malformed(path: source.path, offset: source.box.offset, reason: "track has no mdia/minf/stbl")
         }
         return trak
     }

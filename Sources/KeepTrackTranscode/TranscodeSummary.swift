@@ -94,7 +94,8 @@ public struct TranscodeSummary: Sendable {
         }
         lines += changed.map { "changed: \($0)" }
         lines += dropped.map { "dropped: \($0.item): \($0.reason)" }
-        lines += notApplied.map { "not applied: --\($0.item): \($0.reason)" }
+        // Options are one word ("crf"), shown as the option; other items ("audio track 3") as they are.
+        lines += notApplied.map { "not applied: \($0.item.contains(" ") ? $0.item : "--" + $0.item): \($0.reason)" }
         return lines.joined(separator: "\n")
     }
 }

@@ -19,7 +19,15 @@ public struct TranscodeOptions: Sendable {
         }
     }
 
+    public enum Audio: String, Sendable, CaseIterable {
+        /// Every audio track byte for byte.
+        case copy
+        /// Each decodable audio track as LPCM holding what a player presents; others (APAC) as they are.
+        case pcm
+    }
+
     public var video: Video = .h264
+    public var audio: Audio = .copy
     public var crf: Double?
     public var preset: String?
     /// ProRes (proxy, lt, standard, hq) or DNxHR (dnxhr_lb, dnxhr_sq, dnxhr_hq, dnxhr_hqx) profile.
@@ -48,81 +56,93 @@ public struct TranscodeOptions: Sendable {
     }
 }
 
-/// Re-encodes a movie's video and passes every other track through byte for byte: the one pipeline (decode,
-/// filter, encode, `PassthroughMux`) with the source's geometry kept.
+/// Re-encodes a movie's video (and with `--audio pcm` decodes its audio) and passes every other track through
+/// byte for byte: the one pipeline (decode, filter, encode, `PassthroughMux`) with the source's geometry kept.
 public enum Transcoder {
     public static func run(input: String, output: String, options: TranscodeOptions,
                            progress: (_ frames: Int, _ total: Int, _ seconds: Double) -> Void = { _, _, _ in }) throws -> TranscodeSummary {
         let started = Date()
         let movie = try Movie.open(path: input)
-        try checkContainer(output: output, movie: movie, video: options.video)
-        let video = try videoTrack(of: movie)
-        var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.codecName ?? video.format?.description ?? "?")
-        for other in movie.tracks where other.kind == .video && other.id != video.id {
-            summary.notes.append("video track \(other.id) passed through as it is: only the first enabled video track (\(video.id)) is re-encoded")
+        try checkContainer(output: output, movie: movie, options: options)
+        let reencodes = options.video != .copy
+        let video = reencodes ? try videoTrack(of: movie) : movie.tracks.first { $0.kind == .video }
+        var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.map { $0.codecName ?? $0.format?.description ?? "?" } ?? "none")
+        for other in movie.tracks where other.kind == .video && other.id != video?.id && reencodes {
+            summary.notes.append("video track \(other.id) passed through as it is: only the first enabled video track (\(video?.id ?? 0)) is re-encoded")
         }
-        if options.video == .copy {
+        if !reencodes {
+            summary.notApplied = options.givenEncodingSettings.map { .init($0, "--video copy re-encodes nothing") }
+        }
+        if !reencodes, options.audio == .copy {
             var remux = MovieOutput.Options()
             remux.overwrite = options.overwrite
             let copied = try MovieOutput.remux(input: input, output: output, options: remux)
             summary.verification = copied.verification
             summary.notes += copied.notes
-            summary.notApplied = options.givenEncodingSettings.map { .init($0, "--video copy re-encodes nothing") }
             summary.keptTracks = movie.tracks.map(\.id)
             summary.timings = [.init("total", Date().timeIntervalSince(started))]
             return summary
         }
         if !options.overwrite, FileManager.default.fileExists(atPath: output) { throw KeepTrackError.outputExists(output) }
-        let first = try firstFrame(of: movie, video)
-        let stored = PixelSize(width: first.width, height: first.height)
-        let size = fit(stored, inside: options.maxSize)
-        let frameTimes = PresentedVideo.presentationTimes(of: video).sorted().map { Double($0) / Double(max(video.mediaHeader.timescale, 1)) }
-        let plan = try EncodePlan.make(video: video, frameTimes: frameTimes, sourceColour: first.colour, outputSize: size,
-                                       codec: options.video.codec, profile: options.profile ?? options.video.defaultProfile,
-                                       crf: options.crf, preset: options.preset, hdr: options.hdr ?? .keepWherePossible)
-        summary.notApplied += options.settingsTheCodecIgnores
-        summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
-        if let maxSize = options.maxSize, size == stored {
-            summary.notApplied.append(.init("max-size", "the picture (\(stored.width)x\(stored.height)) already fits \(maxSize.width)x\(maxSize.height): never upscaled"))
-        }
-        if options.hdr != nil, !(first.colour?.isHDR ?? false) {
-            summary.notApplied.append(.init("hdr", "the source is not HDR (HLG/PQ)"))
-        }
+        let job = try video.flatMap { reencodes ? try VideoJob(movie: movie, video: $0, options: options, summary: &summary) : nil }
         return try OutputFile.write(to: output, overwrite: options.overwrite, inputs: [input]) { destination in
-            let encoder = try VideoEncoder(plan.settings)
-            let dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
-            defer { dataFile.discard() }
-            let filter = try FilterGraph.description(from: (first.width, first.height, first.pixelFormat), to: (size.width, size.height), plan: plan)
-                .map { try FilterGraph($0, width: first.width, height: first.height, pixelFormat: first.pixelFormat, timeBase: plan.settings.timeBase) }
-            let run = VideoEncodeRun(producer: DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour),
-                                     encoder: encoder, into: dataFile, producerName: "keeptrack.decode")
-            let encoded = try run.wait { frames, seconds in progress(frames, frameTimes.count, seconds) }
-            let encodedAt = Date()
-            summary.frames = encoded.framesEncoded
-            summary.sourceFrames = frameTimes.count
-            if encoded.framesEncoded < frameTimes.count {
-                summary.dropped.append(.init("frames", "\(frameTimes.count - encoded.framesEncoded) of \(frameTimes.count) video frames could not be decoded"))
+            var replacements: [UInt32: OutputTrack] = [:]
+            var dataFiles: [OutputFile] = []
+            defer { for file in dataFiles { file.discard() } }
+            if options.audio == .pcm {
+                for track in movie.tracks where track.kind == .audio {
+                    if let pcm = try pcmTrack(track, movie: movie, beside: destination, dataFiles: &dataFiles, summary: &summary) { replacements[track.id] = pcm }
+                }
             }
-            let replacement = ReplacementVideoTrack(source: video, codec: plan.codec, profile: plan.settings.profile, extradata: encoder.extradata, colour: plan.settings.colour,
-                                                    sourceColour: first.colour, size: size, geometry: .keepSource,
-                                                    samples: encoded.samples, frameTimes: frameTimes)
-            summary.dropped += replacement.droppedBoxes.map { .init("sample entry box \($0.type)", $0.reason) }
-            let newVideo = try replacement.outputTrack(data: dataFile)
-            let tracks = movie.tracks.map { $0.id == video.id ? newVideo : OutputTrack($0, in: movie) }
+            var encodeSeconds = 0.0
+            if let job, let video {
+                let data = try OutputFile(destination: destination.destination + ".video", overwrite: true)
+                dataFiles.append(data)
+                let encodeStarted = Date()
+                replacements[video.id] = try job.encode(into: data, summary: &summary, progress: progress)
+                encodeSeconds = Date().timeIntervalSince(encodeStarted)
+            }
+            let encodedAt = Date()
+            let tracks = movie.tracks.map { replacements[$0.id] ?? OutputTrack($0, in: movie) }
             let (written, kept) = try PassthroughMux.write(movie: movie, tracks: tracks, into: destination)
-            if encoded.framesEncoded == frameTimes.count {
-                let shown = PresentedVideo.shownFrames(of: video).frames
-                try PassthroughMux.checkShownFrames(written: destination.temporaryPath, video: video.id, source: shown.shown.count,
+            if let job, summary.frames == job.frameTimes.count {
+                let shown = PresentedVideo.shownFrames(of: job.video).frames
+                try PassthroughMux.checkShownFrames(written: destination.temporaryPath, video: job.video.id, source: shown.shown.count,
                                                     lastShownAt: shown.times.last ?? 0)
             }
             summary.verification = written.verification
             summary.notes += written.notes
             summary.keptTracks = kept
             let muxed = Date()
-            summary.timings = [.init("encode", encodedAt.timeIntervalSince(run.started)), .init("mux", muxed.timeIntervalSince(encodedAt)),
+            summary.timings = [.init("encode", encodeSeconds), .init("mux", muxed.timeIntervalSince(encodedAt)),
                                .init("total", muxed.timeIntervalSince(started))]
             return summary
         }
+    }
+
+    /// Formats already LPCM: `--audio pcm` leaves them as they are.
+    static let pcmFormats: Set<FourCC> = ["lpcm", "twos", "sowt", "in24", "in32", "fl32", "fl64", "raw ", "ipcm", "fpcm"]
+
+    /// `track` decoded to LPCM, or nil (named in `notApplied`) when it is LPCM already or has no decoder here (APAC).
+    static func pcmTrack(_ track: Track, movie: Movie, beside destination: OutputFile, dataFiles: inout [OutputFile],
+                         summary: inout TranscodeSummary) throws -> OutputTrack? {
+        let name = track.codecName ?? track.format?.description ?? "?"
+        if let format = track.format, pcmFormats.contains(format) {
+            summary.notApplied.append(.init("audio track \(track.id)", "\(name) is LPCM already"))
+            return nil
+        }
+        let data = try OutputFile(destination: destination.destination + ".audio\(track.id)", overwrite: true)
+        dataFiles.append(data)
+        do {
+            let pcm = try PCMAudioTrack.make(track, in: movie, data: data)
+            summary.changed.append("audio track \(track.id): \(name) decoded to 32-bit float LPCM, the presented samples only (priming and edit list applied)")
+            return pcm
+        } catch let error as CodecError {
+            summary.notApplied.append(.init("audio track \(track.id)", "\(name) kept as it is: \(error.description)"))
+        } catch KeepTrackError.unsupported(let why) {
+            summary.notApplied.append(.init("audio track \(track.id)", "\(name) kept as it is: \(why)"))
+        }
+        return nil
     }
 
     /// The video track to re-encode: the first enabled one (the first when none is), decodable and not stereo.
@@ -142,10 +162,13 @@ public enum Transcoder {
 
     /// The output's name must say the container the source is (`ftyp` passes through): a .mov holds QuickTime
     /// sound descriptions (APAC's version 2) that an .mp4 cannot.
-    static func checkContainer(output: String, movie: Movie, video: TranscodeOptions.Video) throws {
+    static func checkContainer(output: String, movie: Movie, options: TranscodeOptions) throws {
         let ext = (output as NSString).pathExtension.lowercased()
-        if let codec = video.codec, !codec.isAnnexB, ext != "mov" {
+        if let codec = options.video.codec, !codec.isAnnexB, ext != "mov" {
             throw KeepTrackError.usage("\(codec.rawValue) is written into QuickTime movies: name the output .mov")
+        }
+        if options.audio == .pcm, ext != "mov" {
+            throw KeepTrackError.usage("--audio pcm writes QuickTime LPCM sound descriptions: name the output .mov")
         }
         let isQuickTime = ["mov", "qt"].contains(ext), isISO = ["mp4", "m4v"].contains(ext)
         guard isQuickTime || isISO else {
@@ -217,4 +240,57 @@ final class DecodedFrames: FrameProducer {
     }
 
     func stop() {}
+}
+
+/// The video half of a transcode, planned before the output is opened (so a refusal writes nothing): the first
+/// frame's facts, the output size and the encode plan; `encode` runs the pipeline into a data file.
+struct VideoJob {
+    let movie: Movie
+    let video: Track
+    let first: (width: Int, height: Int, pixelFormat: Int32, colour: VideoEncoder.Colour?)
+    let size: PixelSize
+    let frameTimes: [Double]
+    let plan: EncodePlan
+
+    init(movie: Movie, video: Track, options: TranscodeOptions, summary: inout TranscodeSummary) throws {
+        self.movie = movie
+        self.video = video
+        first = try Transcoder.firstFrame(of: movie, video)
+        let stored = PixelSize(width: first.width, height: first.height)
+        size = Transcoder.fit(stored, inside: options.maxSize)
+        frameTimes = PresentedVideo.presentationTimes(of: video).sorted().map { Double($0) / Double(max(video.mediaHeader.timescale, 1)) }
+        plan = try EncodePlan.make(video: video, frameTimes: frameTimes, sourceColour: first.colour, outputSize: size,
+                                   codec: options.video.codec, profile: options.profile ?? options.video.defaultProfile,
+                                   crf: options.crf, preset: options.preset, hdr: options.hdr ?? .keepWherePossible)
+        summary.notApplied += options.settingsTheCodecIgnores
+        summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
+        if let maxSize = options.maxSize, size == stored {
+            summary.notApplied.append(.init("max-size", "the picture (\(stored.width)x\(stored.height)) already fits \(maxSize.width)x\(maxSize.height): never upscaled"))
+        }
+        if options.hdr != nil, !(first.colour?.isHDR ?? false) {
+            summary.notApplied.append(.init("hdr", "the source is not HDR (HLG/PQ)"))
+        }
+    }
+
+    /// Decodes, filters and encodes every frame into `data`; returns the new track, reading its samples from there.
+    func encode(into data: OutputFile, summary: inout TranscodeSummary,
+                progress: (_ frames: Int, _ total: Int, _ seconds: Double) -> Void) throws -> OutputTrack {
+        let encoder = try VideoEncoder(plan.settings)
+        let filter = try FilterGraph.description(from: (first.width, first.height, first.pixelFormat), to: (size.width, size.height), plan: plan)
+            .map { try FilterGraph($0, width: first.width, height: first.height, pixelFormat: first.pixelFormat, timeBase: plan.settings.timeBase) }
+        let run = VideoEncodeRun(producer: DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour),
+                                 encoder: encoder, into: data, producerName: "keeptrack.decode")
+        let total = frameTimes.count
+        let encoded = try run.wait { frames, seconds in progress(frames, total, seconds) }
+        summary.frames = encoded.framesEncoded
+        summary.sourceFrames = total
+        if encoded.framesEncoded < total {
+            summary.dropped.append(.init("frames", "\(total - encoded.framesEncoded) of \(total) video frames could not be decoded"))
+        }
+        let replacement = ReplacementVideoTrack(source: video, codec: plan.codec, profile: plan.settings.profile, extradata: encoder.extradata,
+                                                colour: plan.settings.colour, sourceColour: first.colour, size: size, geometry: .keepSource,
+                                                samples: encoded.samples, frameTimes: frameTimes)
+        summary.dropped += replacement.droppedBoxes.map { .init("sample entry box \($0.type)", $0.reason) }
+        return try replacement.outputTrack(data: data)
+    }
 }

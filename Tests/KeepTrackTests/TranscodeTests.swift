@@ -249,6 +249,54 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(notApplied.compactMap { $0["item"] as? String }, ["crf"])
     }
 
+    /// Decoded audio as ffmpeg decodes it: 32-bit float, interleaved (`extra`: input options such as -ignore_editlist 1).
+    private func decodedFloats(_ path: String, stream: Int, extra: [String] = []) throws -> Data {
+        try XCTUnwrap(runToolData("ffmpeg", ["-v", "error", "-nostdin"] + extra + ["-i", path, "-map", "0:\(stream)", "-f", "f32le", "-"]), path)
+    }
+
+    /// --video copy --audio pcm on the iPhone recording: the video's and APAC's packets untouched, the AAC track (same
+    /// id, flags, group; APAC's fall still names it) now LPCM holding exactly the presented samples: ffmpeg's decode of
+    /// the whole AAC with Apple's implicit 2112-frame priming removed, as long as the edit list presents.
+    func testAudioPCMHoldsThePresentedSamplesAndAPACStillFallsBackToIt() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        let output = folder.path("edit.mov")
+        let result = transcode([source, output, "--video", "copy", "--audio", "pcm", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        let movie = try Movie.open(path: source), written = try Movie.open(path: output)
+        let aac = try XCTUnwrap(movie.tracks.first { $0.format == "mp4a" }), apac = try XCTUnwrap(movie.tracks.first { $0.format == "apac" })
+        let pcm = try XCTUnwrap(written.track(id: aac.id))
+        XCTAssertEqual(pcm.format, "lpcm")
+        XCTAssertEqual(pcm.header.header.flags, aac.header.header.flags)
+        XCTAssertEqual(pcm.header.alternateGroup, aac.header.alternateGroup)
+        XCTAssertEqual(written.track(id: apac.id)?.references.map(\.trackIDs), [[aac.id]], "APAC falls back to the PCM track")
+        let before = try FFprobe.probe(source), after = try FFprobe.probe(output)
+        for stream in before.streams where stream.trackID != aac.id {
+            let copy = try XCTUnwrap(stream.trackID.flatMap(after.stream(track:)))
+            XCTAssertNil(FFprobe.difference(stream, copy), stream.label)
+        }
+        XCTAssertEqual(runCLI(["lint", output]).code, 0)
+        let edit = try XCTUnwrap(aac.editList?.entries.first)
+        let presentedFrames = Int((Double(edit.segmentDuration) / Double(aac.movieTimescale) * 48000).rounded())
+        let ours = try decodedFloats(output, stream: try XCTUnwrap(after.stream(track: aac.id)).index)
+        let whole = try decodedFloats(source, stream: try XCTUnwrap(before.stream(track: aac.id)).index, extra: ["-ignore_editlist", "1"])
+        let frameBytes = 2 * 4, priming = 2112 * frameBytes
+        XCTAssertEqual(ours.count, presentedFrames * frameBytes)
+        XCTAssertGreaterThanOrEqual(whole.count, priming + ours.count)
+        XCTAssertTrue(ours == whole.subdata(in: priming..<priming + ours.count), "PCM = ffmpeg's decode after 2112 frames of priming")
+        let notApplied = try summary(result.out)["notApplied"] as? [[String: Any]] ?? []
+        XCTAssertEqual(notApplied.compactMap { $0["item"] as? String }, ["audio track \(apac.id)"], "APAC has no decoder here and stays")
+
+        // ffmpeg's own AAC (priming stated by the edit list, media time 1024): the PCM is ffmpeg's decode, edit applied.
+        let hlg = try makeHDRSource(transfer: "arib-std-b67", in: folder)
+        let converted = folder.path("hlg-pcm.mov")
+        XCTAssertEqual(transcode([hlg, converted, "--preset", "ultrafast", "--audio", "pcm"]).code, 0)
+        let theirs = try decodedFloats(hlg, stream: 1), mine = try decodedFloats(converted, stream: 1)
+        XCTAssertEqual(mine.count, 44100 * 4, "1 s of mono at 44.1 kHz, as the edit list presents")
+        XCTAssertTrue(mine == theirs.prefix(mine.count))
+        XCTAssertEqual(transcode([hlg, folder.path("hlg-pcm.mp4"), "--audio", "pcm"]).code, 64, "LPCM v2 goes into .mov")
+    }
+
     /// Refusals, each with its sysexits code and before anything is written.
     func testBadInputsAreRefusedWithTheirExitCodes() throws {
         let folder = TemporaryFolder()

@@ -16,6 +16,8 @@ enum TranscodeCommand {
                    choices: TranscodeOptions.Video.allCases.map(\.rawValue)),
             .value(.proresProfile, "proxy|lt|standard|hq", "ProRes 4:2:2 10-bit profile (default hq).", choices: Array(ReplacementVideoTrack.proResFormats.keys.sorted())),
             .value(.dnxhrProfile, "lb|sq|hq|hqx", "DNxHR 4:2:2 profile: lb, sq, hq (8-bit) or hqx (10-bit; the default, keeps HDR).", choices: ["lb", "sq", "hq", "hqx"]),
+            .value(.audio, "copy|pcm", "Audio: copy (every audio track byte for byte; the default) or pcm (each decodable audio track becomes 32-bit float LPCM holding what a player presents, priming and edit list applied, for editors that cannot decode AAC; a track with no decoder here, APAC, stays as it is; .mov only).",
+                   choices: TranscodeOptions.Audio.allCases.map(\.rawValue)),
             .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
             .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: EncodeOptionValues.presets),
             .value(.maxSize, "WxH", "Fit the picture inside W x H (stored pixels), keeping its aspect, in even sizes; never upscaled."),
@@ -51,6 +53,7 @@ enum TranscodeCommand {
         var options = TranscodeOptions()
         options.overwrite = invocation.flag(.force)
         options.video = invocation.value(.video).flatMap(TranscodeOptions.Video.init(rawValue:)) ?? .h264
+        options.audio = invocation.value(.audio).flatMap(TranscodeOptions.Audio.init(rawValue:)) ?? .copy
         options.crf = invocation.value(.crf)
         options.preset = invocation.value(.preset)
         if let size = invocation.value(.maxSize) {
