@@ -65,6 +65,8 @@ public final class VideoEncoder {
         public var crf: Double
         public var preset: String
         public var colour: Colour?
+        /// Pixel aspect (width:height of one pixel) written into the stream's VUI: the sample entry's `pasp` says the same.
+        public var pixelAspect = FrameRate(numerator: 1, denominator: 1)
         /// The encoder's `profile` option (ProRes: proxy ... hq; DNxHR: dnxhr_lb ... dnxhr_hqx); nil for x264/x265.
         public var profile: String?
         /// 0: every core.
@@ -105,7 +107,7 @@ public final class VideoEncoder {
         context.pointee.pix_fmt = AVPixelFormat(rawValue: settings.pixelFormat)
         context.pointee.time_base = AVRational(num: 1, den: settings.timeBase)
         context.pointee.framerate = AVRational(num: settings.frameRate.numerator, den: settings.frameRate.denominator)
-        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        context.pointee.sample_aspect_ratio = AVRational(num: settings.pixelAspect.numerator, den: settings.pixelAspect.denominator)
         context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         context.pointee.thread_count = Int32(settings.threads)
         if let colour = settings.colour {

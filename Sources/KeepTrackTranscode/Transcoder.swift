@@ -250,7 +250,7 @@ struct VideoJob {
     let first: (width: Int, height: Int, pixelFormat: Int32, colour: VideoEncoder.Colour?)
     let size: PixelSize
     let frameTimes: [Double]
-    let plan: EncodePlan
+    var plan: EncodePlan
 
     init(movie: Movie, video: Track, options: TranscodeOptions, summary: inout TranscodeSummary) throws {
         self.movie = movie
@@ -262,6 +262,13 @@ struct VideoJob {
         plan = try EncodePlan.make(video: video, frameTimes: frameTimes, sourceColour: first.colour, outputSize: size,
                                    codec: options.video.codec, profile: options.profile ?? options.video.defaultProfile,
                                    crf: options.crf, preset: options.preset, hdr: options.hdr ?? .keepWherePossible)
+        if let pasp = video.sampleEntries.first?.first("pasp")?.payload, pasp.count >= 8 {
+            // The source's pixel aspect (kept as its pasp box) also in the new stream's VUI, so the two agree.
+            let spacing = { (at: Int) in pasp[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+            if let h = Int32(exactly: spacing(0)), let v = Int32(exactly: spacing(4)), h > 0, v > 0 {
+                plan.settings.pixelAspect = .init(numerator: h, denominator: v)
+            }
+        }
         summary.notApplied += options.settingsTheCodecIgnores
         summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
         if let maxSize = options.maxSize, size == stored {

@@ -104,6 +104,20 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(info["BitDepth"] as? String, "8")
         XCTAssertEqual(info["transfer_characteristics"] as? String, "BT.709")
         XCTAssertNil(info["HDR_Format"], "no Dolby Vision claimed any more")
+        // exiftool (an independent reader of every tag): the same tags and values but for the file system's, the media
+        // data's place and size, the bitrate and the video track's codec and colour fields.
+        let expectedToChange = ["[System]", "[QuickTime] MediaDataSize", "[QuickTime] MediaDataOffset", "[Composite] AvgBitrate",
+                                "[Track1] CompressorID", "[Track1] CompressorName", "[Track1] ColorProfiles", "[Track1] ColorPrimaries",
+                                "[Track1] TransferCharacteristics", "[Track1] MatrixCoefficients"]
+        func tags(_ path: String) throws -> [String] {
+            let out = try XCTUnwrap(runTool("exiftool", ["-a", "-G1", "-s", path]), "exiftool is installed by scripts/setup.sh").out
+            return out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+                .filter { line in !expectedToChange.contains { line.hasPrefix($0 + " ") } }
+                .sorted()
+        }
+        let sourceTags = try tags(source)
+        XCTAssertGreaterThan(sourceTags.count, 200)
+        XCTAssertEqual(try tags(output), sourceTags)
         let json = try summary(result.out)
         XCTAssertTrue(droppedItems(json).contains("sample entry box dvvC"), "\(json)")
         XCTAssertTrue(droppedItems(json).contains("sample entry box amve"), "\(json)")
@@ -157,6 +171,27 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(result.code, 0, result.error)
         try assertOnlyVideoChanged(source, output)
         try assertVideoStream(output, ["width": "640", "height": "360"])
+    }
+
+    /// Non-square pixels (an anamorphic 4:3 pixel aspect): the pasp box kept and the new stream's VUI saying the same.
+    func testPixelAspectIsKeptInTheBoxAndTheStream() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("anamorphic.mov")
+        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=240x180:r=10:d=1", "-vf", "setsar=4/3", "-c:v", "libx264", source])?.code == 0 else {
+            throw unavailable("ffmpeg is needed")
+        }
+        try assertVideoStream(source, ["sample_aspect_ratio": "4:3"], "source")
+        let output = folder.path("out.mov")
+        XCTAssertEqual(transcode([source, output, "--video", "hevc", "--preset", "ultrafast"]).code, 0)
+        try assertVideoStream(output, ["sample_aspect_ratio": "4:3", "display_aspect_ratio": "16:9"])
+        // ffprobe takes the aspect from pasp; the stream's own VUI, traced by ffmpeg, must agree (aspect_ratio_idc 14 is 4:3).
+        let trace = try XCTUnwrap(runToolStandardError("ffmpeg", ["-v", "trace", "-nostdin", "-i", output, "-map", "0:v", "-c", "copy",
+                                                                  "-bsf:v", "trace_headers", "-f", "null", "-"]))
+        let idc = try XCTUnwrap(trace.split(separator: "\n").first { $0.contains(" aspect_ratio_idc ") }, "no VUI aspect in the stream")
+        XCTAssertTrue(idc.hasSuffix("= 14"), String(idc))
+        let pasp = { (path: String) in try Movie.open(path: path).tracks.first { $0.kind == .video }?.sampleEntries.first?.first("pasp")?.payload }
+        XCTAssertEqual(try pasp(output), try pasp(source))
+        XCTAssertNotNil(try pasp(source))
     }
 
     /// An HLG and a PQ 10-bit HEVC source made by ffmpeg (zscale to BT.2020 and the HDR transfer), with AAC beside.
