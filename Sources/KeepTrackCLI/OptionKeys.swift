@@ -12,6 +12,7 @@ extension OptionKey<Bool> {
     public static var allEntries: Self { Self("all-entries") }
     public static var allowSilence: Self { Self("allow-silence") }
     public static var compare: Self { Self("compare") }
+    public static var flattenStereo: Self { Self("flatten-stereo") }
     public static var force: Self { Self("force") }
     public static var help: Self { Self("help") }
     public static var hevc: Self { Self("hevc") }

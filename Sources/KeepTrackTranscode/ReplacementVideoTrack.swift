@@ -63,6 +63,7 @@ public struct ReplacementVideoTrack {
             switch box.type {
             case "dvcC", "dvvC", "dvwC": (box.type, "Dolby Vision configuration: its per-frame metadata (RPUs) is not re-encoded; the base picture stays valid")
             case "mdcv", "clli", "amve": (box.type, "describes the HDR source's light; the output is SDR")
+            case "lhvC", "vexu", "hfov": (box.type, "describes the stereo (spatial) video; the output is its base view, 2D")
             case "clap": (box.type, "the clean aperture of the unscaled picture")
             case "pasp": (box.type, "a new picture with square pixels")
             default: (box.type, "describes the source's encoding")

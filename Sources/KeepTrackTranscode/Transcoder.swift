@@ -37,6 +37,8 @@ public struct TranscodeOptions: Sendable {
     /// nil: HDR stays HDR where the codec is 10-bit and is tone-mapped where it is 8-bit.
     public var hdr: EncodePlan.HDR?
     public var overwrite = false
+    /// Stereo MV-HEVC: re-encode its base view (one eye) as 2D video instead of refusing.
+    public var flattenStereo = false
     public init() {}
 
     /// The encoding settings given (`--crf` ...), by option name, for the summary's `notApplied` when nothing is encoded.
@@ -65,7 +67,7 @@ public enum Transcoder {
         let movie = try Movie.open(path: input)
         try checkContainer(output: output, movie: movie, options: options)
         let reencodes = options.video != .copy
-        let video = reencodes ? try videoTrack(of: movie) : movie.tracks.first { $0.kind == .video }
+        let video = reencodes ? try videoTrack(of: movie, flattenStereo: options.flattenStereo) : movie.tracks.first { $0.kind == .video }
         var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.map { $0.codecName ?? $0.format?.description ?? "?" } ?? "none")
         for other in movie.tracks where other.kind == .video && other.id != video?.id && reencodes {
             summary.notes.append("video track \(other.id) passed through as it is: only the first enabled video track (\(video?.id ?? 0)) is re-encoded")
@@ -146,7 +148,7 @@ public enum Transcoder {
     }
 
     /// The video track to re-encode: the first enabled one (the first when none is), decodable and not stereo.
-    static func videoTrack(of movie: Movie) throws -> Track {
+    static func videoTrack(of movie: Movie, flattenStereo: Bool) throws -> Track {
         let videos = movie.tracks.filter { $0.kind == .video }
         guard let video = videos.first(where: \.isEnabled) ?? videos.first else {
             throw KeepTrackError.unsupported("\(movie.tracks.count) tracks and none is video: nothing to transcode")
@@ -154,8 +156,8 @@ public enum Transcoder {
         if let protection = video.protection {
             throw KeepTrackError.unsupported("video track \(video.id) is encrypted (\(protection.originalFormat)\(protection.scheme.map { ", scheme \($0)" } ?? "")): it cannot be decoded, so nothing can be transcoded")
         }
-        if let stereo = video.video?.stereo, stereo.multiviewHEVC {
-            throw KeepTrackError.unsupported("video track \(video.id) is \(stereo.summary): FFmpeg 5.1 decodes only its base view, so a transcode would lose the second eye and the spatial metadata (keeptrack flatten-stereo keeps the base view without re-encoding)")
+        if let stereo = video.video?.stereo, stereo.multiviewHEVC, !flattenStereo {
+            throw KeepTrackError.unsupported("video track \(video.id) is \(stereo.summary): FFmpeg 5.1 decodes only its base view, so a transcode would lose the second eye and the spatial metadata (--flatten-stereo re-encodes the base view as 2D; keeptrack flatten-stereo keeps it without re-encoding)")
         }
         return video
     }
@@ -271,6 +273,11 @@ struct VideoJob {
         }
         summary.notApplied += options.settingsTheCodecIgnores
         summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
+        if let stereo = video.video?.stereo, stereo.multiviewHEVC {
+            summary.changed.append("flattened: \(stereo.summary) re-encoded as its base view only (one eye, 2D); the second view is not in the output")
+        } else if options.flattenStereo {
+            summary.notApplied.append(.init("flatten-stereo", "the video is not stereo MV-HEVC"))
+        }
         if let maxSize = options.maxSize, size == stored {
             summary.notApplied.append(.init("max-size", "the picture (\(stored.width)x\(stored.height)) already fits \(maxSize.width)x\(maxSize.height): never upscaled"))
         }

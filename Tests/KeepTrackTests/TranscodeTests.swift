@@ -332,6 +332,26 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(transcode([hlg, folder.path("hlg-pcm.mp4"), "--audio", "pcm"]).code, 64, "LPCM v2 goes into .mov")
     }
 
+    /// Stereo MV-HEVC (two wild spatial videos): refused with the reason; with --flatten-stereo its base view is
+    /// re-encoded as 2D, every frame at its time, and the stereo boxes are named as dropped.
+    func testStereoIsRefusedUnlessFlattenedToItsBaseView() throws {
+        let folder = TemporaryFolder()
+        for name in [StereoVideoTests.spatial, StereoVideoTests.water] {
+            let source = try AudioFactsTests.wild(name)
+            let output = folder.path("flat." + (name as NSString).pathExtension)
+            let refused = transcode([source, output, "--preset", "ultrafast"])
+            XCTAssertEqual(refused.code, 65, name)
+            XCTAssertTrue(refused.error.contains("MV-HEVC") && refused.error.contains("--flatten-stereo"), refused.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+            let flattened = transcode([source, output, "--preset", "ultrafast", "--flatten-stereo", "--json"])
+            XCTAssertEqual(flattened.code, 0, flattened.error)
+            try assertOnlyVideoChanged(source, output)
+            XCTAssertNil(try Movie.open(path: output).tracks.first { $0.kind == .video }?.video?.stereo, name)
+            let dropped = droppedItems(try summary(flattened.out))
+            XCTAssertTrue(dropped.contains("sample entry box lhvC") && dropped.contains("sample entry box vexu"), "\(name): \(dropped)")
+        }
+    }
+
     /// Refusals, each with its sysexits code and before anything is written.
     func testBadInputsAreRefusedWithTheirExitCodes() throws {
         let folder = TemporaryFolder()

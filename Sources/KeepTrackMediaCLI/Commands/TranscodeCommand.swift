@@ -23,6 +23,7 @@ enum TranscodeCommand {
             .value(.maxSize, "WxH", "Fit the picture inside W x H (stored pixels), keeping its aspect, in even sizes; never upscaled."),
             .value(.hdr, "keep|sdr", "For an HLG/PQ source: keep it HDR (refused with h264, which is 8-bit) or tone-map it to SDR BT.709. Default: keep with hevc, tone-map with h264.",
                    choices: ["keep", "sdr"]),
+            .flag(.flattenStereo, "Stereo MV-HEVC (spatial video): re-encode its base view (one eye) as 2D instead of refusing; the stereo boxes are named as dropped."),
             .flag(.json, "Print a JSON summary at the end: what changed, what was dropped and what was not applied, with the reasons."),
             .value(.outDir, "DIR", "Write one output per input under DIR, mirroring the input tree (inputs may be folders); outputs that exist are skipped, so a rerun finishes what a stopped run left."),
             BatchRun.shardOption,
@@ -43,7 +44,7 @@ enum TranscodeCommand {
         tagged BT.709. Dolby Vision's configuration box (dvvC/dvcC) is dropped: its per-frame metadata is not
         re-encoded; the HLG/PQ base picture stays valid. What is dropped or not applied is listed with the reason.
         Refused: an encrypted video track, a movie without video (nothing to transcode), a codec this FFmpeg cannot
-        decode (named), stereo MV-HEVC (only its base view decodes). The output is written beside OUT and renamed
+        decode (named), stereo MV-HEVC (only its base view decodes; --flatten-stereo re-encodes that view as 2D). The output is written beside OUT and renamed
         into place once read back.
         \(BatchRun.discussion) Each file is encoded with the encoder's threads on every core; -j sets how many files run at once.
         Exit status: 0; 64 bad usage (also: --hdr keep with h264 on an HDR source); 65 unsupported or malformed input;
@@ -52,6 +53,7 @@ enum TranscodeCommand {
     ) { invocation, console in
         var options = TranscodeOptions()
         options.overwrite = invocation.flag(.force)
+        options.flattenStereo = invocation.flag(.flattenStereo)
         options.video = invocation.value(.video).flatMap(TranscodeOptions.Video.init(rawValue:)) ?? .h264
         options.audio = invocation.value(.audio).flatMap(TranscodeOptions.Audio.init(rawValue:)) ?? .copy
         options.crf = invocation.value(.crf)
