@@ -194,6 +194,57 @@ final class TranscodeTests: XCTestCase {
         XCTAssertNotNil(try pasp(source))
     }
 
+    /// An iPhone-layout .mp4 from real parts: ffmpeg's H.264 and AAC (movie time scale 48000) and the AVAssetWriter
+    /// file's APAC track (ISO sample entry with dapa) as track 3, disabled, in the AAC track's alternate group, falling back to it.
+    private func makeSpatialMP4(in folder: TemporaryFolder) throws -> String {
+        let parts = folder.path("parts.mp4")
+        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=0.4", "-f", "lavfi", "-i", "sine=r=48000:d=0.4",
+                                 "-c:v", "libx264", "-c:a", "aac", "-movie_timescale", "48000", parts])?.code == 0 else { throw unavailable("ffmpeg is needed") }
+        let movie = try Movie.open(path: parts), apacMovie = try Movie.open(path: try RealFixtures.require(RealFixtures.avAssetWriter))
+        let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video }), aac = try XCTUnwrap(movie.tracks.first { $0.kind == .audio })
+        let apac = try XCTUnwrap(apacMovie.tracks.first { $0.format == "apac" })
+        XCTAssertEqual(apacMovie.moov.first("mvhd").flatMap { try? MovieHeaderBox(box: $0) }?.timescale, 48000)
+        func retitled(_ track: Track, in source: Movie, id: UInt32, enabled: Bool, fallback: UInt32?) throws -> OutputTrack {
+            var output = OutputTrack(track, in: source)
+            try output.trak.modifyChildren { children in
+                for index in children.indices where children[index].type == "tkhd" {
+                    children[index] = try children[index].reencoded(TrackHeaderBox.self) { header in
+                        header.trackID = id
+                        header.isEnabled = enabled
+                        header.alternateGroup = 1
+                    }
+                }
+                if let fallback {
+                    let fall = Box(type: "fall", bytes: try TrackReferenceTypeBox(trackIDs: [fallback]).encoded())
+                    children.insert(Box(type: "tref", children: [fall]), at: 1)
+                }
+            }
+            return output
+        }
+        var writer = MovieWriter(passingThrough: movie)
+        writer.tracks = [OutputTrack(video, in: movie), try retitled(aac, in: movie, id: aac.id, enabled: true, fallback: nil),
+                         try retitled(apac, in: apacMovie, id: 3, enabled: false, fallback: aac.id)]
+        let path = folder.path("spatial.mp4")
+        try MovieOutput.write(writer, to: path, inputs: [parts], options: MovieOutput.Options())
+        XCTAssertEqual(runCLI(["lint", path]).code, 0, "the made file is a clean iPhone layout")
+        return path
+    }
+
+    /// Into .mp4 too (the writer is keeptrack's): APAC in its ISO sample entry, its group and fall kept byte for byte.
+    func testSpatialAudioInMP4PassesThrough() throws {
+        let folder = TemporaryFolder()
+        let source = try makeSpatialMP4(in: folder)
+        let output = folder.path("out.mp4")
+        let result = transcode([source, output, "--video", "hevc", "--preset", "ultrafast"])
+        XCTAssertEqual(result.code, 0, result.error)
+        try assertOnlyVideoChanged(source, output)
+        let written = try Movie.open(path: output)
+        let apac = try XCTUnwrap(written.tracks.first { $0.format == "apac" })
+        XCTAssertFalse(apac.isEnabled)
+        XCTAssertEqual(apac.references.map(\.type), ["fall"])
+        XCTAssertNotNil(apac.sampleEntries.first?.first("dapa"))
+    }
+
     /// An HLG and a PQ 10-bit HEVC source made by ffmpeg (zscale to BT.2020 and the HDR transfer), with AAC beside.
     private func makeHDRSource(transfer: String, in folder: TemporaryFolder) throws -> String {
         let path = folder.path("\(transfer).mov")
