@@ -15,18 +15,19 @@ public final class FilterGraph {
     /// desaturation, then BT.709's transfer and matrix; the chain FFmpeg's documentation gives for `tonemap`.
     public static let toneMapToSDR = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv"
 
-    /// The filters for a plan: scale to `size` when it differs, tone-map when the plan says, then the encoder's
-    /// pixel format. Nil when frames need none of it.
+    /// The filters for a plan: scale to `size` and convert the pixel format, in the range the encoder is told
+    /// (full for a full-range source such as Motion JPEG; a conversion left to FFmpeg made it video range while the
+    /// stream still said full), tone-map when the plan says. Nil when frames need none of it.
     public static func description(from source: (width: Int, height: Int, pixelFormat: Int32), to size: (width: Int, height: Int),
                                    plan: EncodePlan) -> String? {
-        var filters: [String] = []
-        if source.width != size.width || source.height != size.height { filters.append("scale=\(size.width):\(size.height):flags=bicubic") }
+        let resized = source.width != size.width || source.height != size.height
+        guard resized || plan.toneMaps || source.pixelFormat != plan.pixelFormat else { return nil }
+        let range = plan.settings.colour?.fullRange ?? false ? "full" : "limited"
+        var filters = ["scale=\(size.width):\(size.height):flags=bicubic:out_range=\(range)"]
         if plan.toneMaps { filters.append(toneMapToSDR) }
-        if !filters.isEmpty || source.pixelFormat != plan.pixelFormat {
-            let name = av_get_pix_fmt_name(AVPixelFormat(rawValue: plan.pixelFormat)).map { String(cString: $0) } ?? "yuv420p"
-            filters.append("format=\(name)")
-        }
-        return filters.isEmpty ? nil : filters.joined(separator: ",")
+        let name = av_get_pix_fmt_name(AVPixelFormat(rawValue: plan.pixelFormat)).map { String(cString: $0) } ?? "yuv420p"
+        filters.append("format=\(name)")
+        return filters.joined(separator: ",")
     }
 
     public init(_ description: String, width: Int, height: Int, pixelFormat: Int32, timeBase: Int32) throws {

@@ -181,11 +181,14 @@ public enum Transcoder {
         }
     }
 
-    /// `size` scaled to fit inside `box` keeping its aspect, even, never larger; `size` itself when it fits or no box is given.
+    /// `size` scaled to fit inside `box` keeping its aspect, never larger, in even sizes (4:2:0 encoders need them:
+    /// an odd source loses its last column or row to a scale).
     public static func fit(_ size: PixelSize, inside box: PixelSize?) -> PixelSize {
-        guard let box, size.width > box.width || size.height > box.height else { return size }
-        let scale = min(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
         func even(_ value: Double) -> Int { max(2, Int(value / 2) * 2) }
+        guard let box, size.width > box.width || size.height > box.height else {
+            return PixelSize(width: even(Double(size.width)), height: even(Double(size.height)))
+        }
+        let scale = min(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
         return PixelSize(width: even(Double(size.width) * scale), height: even(Double(size.height) * scale))
     }
 
@@ -278,7 +281,7 @@ struct VideoJob {
         } else if options.flattenStereo {
             summary.notApplied.append(.init("flatten-stereo", "the video is not stereo MV-HEVC"))
         }
-        if let maxSize = options.maxSize, size == stored {
+        if let maxSize = options.maxSize, size.width >= stored.width - 1, size.height >= stored.height - 1 {
             summary.notApplied.append(.init("max-size", "the picture (\(stored.width)x\(stored.height)) already fits \(maxSize.width)x\(maxSize.height): never upscaled"))
         }
         if options.hdr != nil, !(first.colour?.isHDR ?? false) {

@@ -173,11 +173,34 @@ final class TranscodeTests: XCTestCase {
         try assertVideoStream(output, ["width": "640", "height": "360"])
     }
 
+    /// An odd-sized source (Motion JPEG 321x241) is scaled to even sizes, which 4:2:0 H.264 needs, and says so.
+    func testOddSizedSourceIsScaledToEvenSizes() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("odd.mov")
+        guard runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=10:d=0.5", "-vf", "scale=321:241",
+                                 "-c:v", "mjpeg", "-pix_fmt", "yuvj444p", source])?.code == 0 else { throw unavailable("ffmpeg is needed") }
+        try assertVideoStream(source, ["width": "321", "height": "241"], "source")
+        let output = folder.path("even.mov")
+        let result = transcode([source, output, "--preset", "ultrafast"])
+        XCTAssertEqual(result.code, 0, result.error)
+        try assertOnlyVideoChanged(source, output)
+        XCTAssertTrue(result.out.contains("picture size: 321x241 to 320x240"), result.out)
+        // Full range kept (the stream says pc), and the pixels are full range too: as close to the source, in RGB, as
+        // ffmpeg's own conversion of it (a video-range picture tagged full once came out 7 dB further).
+        try assertVideoStream(output, ["width": "320", "height": "240", "pix_fmt": "yuvj420p", "color_range": "pc"])
+        let reference = folder.path("ffmpeg.mov")
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-nostdin", "-i", source, "-vf", "scale=320:240", "-c:v", "libx264", "-preset", "ultrafast",
+                                          "-pix_fmt", "yuv420p", reference])?.code, 0)
+        let ours = try psnr(output, against: source, chain: "scale=320:240,format=rgb24", format: "rgb24")
+        let theirs = try psnr(reference, against: source, chain: "scale=320:240,format=rgb24", format: "rgb24")
+        XCTAssertGreaterThan(ours, theirs - 1, "ours \(ours) dB, ffmpeg's \(theirs) dB")
+    }
+
     /// Non-square pixels (an anamorphic 4:3 pixel aspect): the pasp box kept and the new stream's VUI saying the same.
     func testPixelAspectIsKeptInTheBoxAndTheStream() throws {
         let folder = TemporaryFolder()
         let source = folder.path("anamorphic.mov")
-        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=240x180:r=10:d=1", "-vf", "setsar=4/3", "-c:v", "libx264", source])?.code == 0 else {
+        guard runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=240x180:r=10:d=1", "-vf", "setsar=4/3", "-c:v", "libx264", source])?.code == 0 else {
             throw unavailable("ffmpeg is needed")
         }
         try assertVideoStream(source, ["sample_aspect_ratio": "4:3"], "source")
@@ -198,7 +221,7 @@ final class TranscodeTests: XCTestCase {
     /// file's APAC track (ISO sample entry with dapa) as track 3, disabled, in the AAC track's alternate group, falling back to it.
     private func makeSpatialMP4(in folder: TemporaryFolder) throws -> String {
         let parts = folder.path("parts.mp4")
-        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=0.4", "-f", "lavfi", "-i", "sine=r=48000:d=0.4",
+        guard runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=0.4", "-f", "lavfi", "-i", "sine=r=48000:d=0.4",
                                  "-c:v", "libx264", "-c:a", "aac", "-movie_timescale", "48000", parts])?.code == 0 else { throw unavailable("ffmpeg is needed") }
         let movie = try Movie.open(path: parts), apacMovie = try Movie.open(path: try RealFixtures.require(RealFixtures.avAssetWriter))
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video }), aac = try XCTUnwrap(movie.tracks.first { $0.kind == .audio })
@@ -248,20 +271,20 @@ final class TranscodeTests: XCTestCase {
     /// An HLG and a PQ 10-bit HEVC source made by ffmpeg (zscale to BT.2020 and the HDR transfer), with AAC beside.
     private func makeHDRSource(transfer: String, in folder: TemporaryFolder) throws -> String {
         let path = folder.path("\(transfer).mov")
-        let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=1", "-f", "lavfi", "-i", "sine=f=440:d=1",
+        let made = runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=320x180:r=25:d=1", "-f", "lavfi", "-i", "sine=f=440:d=1",
                                       "-vf", "zscale=tin=bt709:min=bt709:pin=bt709:rin=tv:t=\(transfer):m=2020_ncl:p=2020:r=tv:npl=100,format=yuv420p10le",
                                       "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error", "-tag:v", "hvc1",
                                       "-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc",
-                                      "-c:a", "aac", "-shortest", path])
+                                      "-c:a", "aac", path])
         guard let made, made.code == 0 else { throw unavailable("ffmpeg with libx265 and zscale is needed to make an HDR source") }
         XCTAssertEqual(try videoStream(path)["color_transfer"] as? String, transfer)
         return path
     }
 
-    /// PSNR (average, dB) of `path`'s video against `reference` put through `chain` by ffmpeg.
-    private func psnr(_ path: String, against reference: String, chain: String) throws -> Double {
+    /// PSNR (average, dB) of `path`'s video against `reference` put through `chain` by ffmpeg, compared in `format`.
+    private func psnr(_ path: String, against reference: String, chain: String, format: String = "yuv420p") throws -> Double {
         let log = try XCTUnwrap(runToolStandardError("ffmpeg", ["-v", "info", "-nostdin", "-i", path, "-i", reference, "-filter_complex",
-                                                                "[1:v]\(chain)[ref];[0:v]format=yuv420p[ours];[ours][ref]psnr", "-f", "null", "-"]))
+                                                                "[1:v]\(chain)[ref];[0:v]format=\(format)[ours];[ours][ref]psnr", "-f", "null", "-"]))
         let line = try XCTUnwrap(log.components(separatedBy: "\n").last { $0.contains("PSNR") && $0.contains("average:") }, log)
         let value = try XCTUnwrap(line.components(separatedBy: "average:").last?.split(separator: " ").first, line)
         return value == "inf" ? .infinity : try XCTUnwrap(Double(value), line)
@@ -417,7 +440,7 @@ final class TranscodeTests: XCTestCase {
         }
         // A codec the decoder lacks (MPEG-4 Part 2), named.
         let mpeg4 = folder.path("mpeg4.mp4")
-        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-c:v", "mpeg4", mpeg4])?.code == 0 else {
+        guard runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-c:v", "mpeg4", mpeg4])?.code == 0 else {
             throw unavailable("ffmpeg is needed")
         }
         let lacking = transcode([mpeg4, folder.path("out.mp4")])
@@ -425,7 +448,7 @@ final class TranscodeTests: XCTestCase {
         XCTAssertTrue(lacking.error.contains("mp4v"), lacking.error)
         // Encrypted (CENC), by ffmpeg's muxer.
         let encrypted = folder.path("cenc.mp4")
-        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-c:v", "libx264", "-encryption_scheme", "cenc-aes-ctr",
+        guard runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-c:v", "libx264", "-encryption_scheme", "cenc-aes-ctr",
                                  "-encryption_key", "76a6c65c5ea762046bd749a2e632ccbb", "-encryption_kid", "a7e61c373e219033c21091fa607bf3b8", encrypted])?.code == 0 else {
             throw unavailable("ffmpeg with CENC encryption is needed")
         }
@@ -455,8 +478,8 @@ final class TranscodeTests: XCTestCase {
         let inputs = folder.path("in")
         try FileManager.default.createDirectory(atPath: inputs + "/sub", withIntermediateDirectories: true)
         for name in ["a.mp4", "sub/b.mp4"] {
-            guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-f", "lavfi", "-i", "sine=d=1",
-                                     "-c:v", "libx264", "-c:a", "aac", "-shortest", inputs + "/" + name])?.code == 0 else { throw unavailable("ffmpeg is needed") }
+            guard runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=160x90:r=10:d=1", "-f", "lavfi", "-i", "sine=d=1",
+                                     "-c:v", "libx264", "-c:a", "aac", inputs + "/" + name])?.code == 0 else { throw unavailable("ffmpeg is needed") }
         }
         try Data("not a movie".utf8).write(to: URL(fileURLWithPath: inputs + "/sub/broken.mp4"))
         func rows(_ report: String) throws -> [String: String] {
@@ -513,5 +536,6 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(Transcoder.fit(PixelSize(width: 1920, height: 1080), inside: PixelSize(width: 1000, height: 300)), PixelSize(width: 532, height: 300))
         XCTAssertEqual(Transcoder.fit(PixelSize(width: 640, height: 360), inside: PixelSize(width: 1920, height: 1080)), PixelSize(width: 640, height: 360))
         XCTAssertEqual(Transcoder.fit(PixelSize(width: 1080, height: 1920), inside: PixelSize(width: 501, height: 501)), PixelSize(width: 280, height: 500))
+        XCTAssertEqual(Transcoder.fit(PixelSize(width: 321, height: 241), inside: nil), PixelSize(width: 320, height: 240), "4:2:0 needs even sizes")
     }
 }
