@@ -426,6 +426,59 @@ final class TranscodeTests: XCTestCase {
         }
     }
 
+    /// `source` with mastering-display (`mdcv`, ST 2086: BT.2020 primaries, D65, 1000 / 0.005 cd/m²) and content-light
+    /// (`clli`: 1000 / 400 cd/m²) boxes added to its video sample entry, as HDR10 masters carry them.
+    private func withMasteringBoxes(_ source: String, in folder: TemporaryFolder) throws -> String {
+        let movie = try Movie.open(path: source)
+        var mdcv = ByteWriter()
+        for value: UInt16 in [8500, 39850, 6550, 2300, 35400, 14600, 15635, 16450] { mdcv.u16(value) }
+        mdcv.u32(10_000_000)
+        mdcv.u32(50)
+        var clli = ByteWriter()
+        clli.u16(1000)
+        clli.u16(400)
+        var writer = MovieWriter(passingThrough: movie)
+        writer.tracks = try movie.tracks.map { track in
+            var output = OutputTrack(track, in: movie)
+            guard track.kind == .video else { return output }
+            _ = try output.trak.modifySampleTable { stbl in
+                for index in stbl.indices where stbl[index].type == "stsd" {
+                    stbl[index].modifyChildren { entries in
+                        entries[0].modifyChildren { $0 += [Box(type: "mdcv", bytes: mdcv.bytes), Box(type: "clli", bytes: clli.bytes)] }
+                    }
+                }
+            }
+            return output
+        }
+        let path = folder.path("mastered.mov")
+        try MovieOutput.write(writer, to: path, inputs: [source], options: MovieOutput.Options())
+        return path
+    }
+
+    /// HDR kept (hevc): the mastering-display and content-light boxes come through byte for byte, and mediainfo reads the
+    /// same values from them; tone-mapped to SDR (h264) they are dropped and named.
+    func testMasteringDisplayAndLightLevelsStayWithTheHDR() throws {
+        let folder = TemporaryFolder()
+        let source = try withMasteringBoxes(try makeHDRSource(transfer: "smpte2084", in: folder), in: folder)
+        let kept = folder.path("kept.mov"), mapped = folder.path("mapped.mov")
+        XCTAssertEqual(transcode([source, kept, "--video", "hevc", "--preset", "ultrafast"]).code, 0)
+        let entry = { (path: String) in try Movie.open(path: path).tracks.first { $0.kind == .video }?.sampleEntries.first }
+        for type: FourCC in ["mdcv", "clli"] {
+            XCTAssertNotNil(try entry(source)?.first(type))
+            XCTAssertEqual(try entry(kept)?.first(type)?.payload, try entry(source)?.first(type)?.payload, "\(type)")
+        }
+        let info = try mediaInfoVideo(kept), sourceInfo = try mediaInfoVideo(source)
+        for key in ["MaxCLL", "MaxFALL", "MasteringDisplay_Luminance"] {
+            XCTAssertNotNil(sourceInfo[key], "mediainfo reads \(key) from the source's boxes")
+            XCTAssertEqual(info[key] as? String, sourceInfo[key] as? String, key)
+        }
+        let result = transcode([source, mapped, "--preset", "ultrafast", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertNil(try entry(mapped)?.first("mdcv"))
+        let dropped = droppedItems(try summary(result.out))
+        XCTAssertTrue(dropped.contains("sample entry box mdcv") && dropped.contains("sample entry box clli"), "\(dropped)")
+    }
+
     /// Refusals, each with its sysexits code and before anything is written.
     func testBadInputsAreRefusedWithTheirExitCodes() throws {
         let folder = TemporaryFolder()
