@@ -51,26 +51,38 @@ public enum PCMAudioTrack {
         let configuration = try DecoderConfiguration.make(for: track)
         let decoder = try CodecDecoder(configuration)
         var reader = TrackPacketReader(track: track, source: movie.source, bytesPerFrame: configuration.bytesPerFrame)
-        var samples: [Float] = []
+        // Streamed to `data` as decoded: only the presented frames, never the whole track in memory.
         var layout: (channels: Int, rate: Int)?
+        var range: Range<Int> = 0..<0
+        var decodedFrames = 0, written = 0
+        var samples: [Float] = []
         let collect = { (frame: UnsafePointer<AVFrame>) throws in
             let shape = (Int(frame.pointee.ch_layout.nb_channels), Int(frame.pointee.sample_rate))
-            if layout == nil { layout = shape }
+            if layout == nil {
+                guard shape.0 > 0, shape.1 > 0 else { throw KeepTrackError.unsupported("track \(track.id) decodes to \(shape.0) channels at \(shape.1) Hz") }
+                layout = shape
+                let part = try Self.presented(track, rate: shape.1, isQuickTime: movie.isQuickTime)
+                range = part.start..<(part.count.map { part.start + $0 } ?? Int.max)
+            }
             guard layout! == shape else { throw CodecError.decodeFailed("track \(track.id) changes its channel count or sample rate midway") }
+            samples.removeAll(keepingCapacity: true)
             AudioFrames.appendInterleaved(frame, to: &samples)
+            let frames = samples.count / shape.0
+            let keptFrom = max(range.lowerBound, decodedFrames), keptTo = min(range.upperBound, decodedFrames + frames)
+            if keptFrom < keptTo {
+                let first = (keptFrom - decodedFrames) * shape.0, last = (keptTo - decodedFrames) * shape.0
+                // Little-endian floats, as the sample description's flags say (x86 and ARM are little-endian).
+                try samples[first..<last].withUnsafeBytes { try data.write($0) }
+                written += keptTo - keptFrom
+            }
+            decodedFrames += frames
         }
         while let packet = try reader.nextPacket() { try decoder.decode(packet, body: collect) }
         try decoder.finish(body: collect)
-        guard let (channels, rate) = layout, channels > 0, rate > 0 else {
-            throw KeepTrackError.unsupported("track \(track.id) decoded to no audio")
-        }
-        let presented = try presented(track, rate: rate, isQuickTime: movie.isQuickTime)
-        let decodedFrames = samples.count / channels
-        let start = min(presented.start, decodedFrames)
-        let count = min(presented.count ?? (decodedFrames - start), decodedFrames - start)
+        guard let (channels, rate) = layout else { throw KeepTrackError.unsupported("track \(track.id) decoded to no audio") }
+        let presented = try Self.presented(track, rate: rate, isQuickTime: movie.isQuickTime)
+        let count = written
         guard count > 0 else { throw KeepTrackError.unsupported("track \(track.id) presents none of its \(decodedFrames) decoded frames") }
-        // Little-endian floats, as the sample description's flags say (x86 and ARM are little-endian).
-        try samples[start * channels..<(start + count) * channels].withUnsafeBytes { try data.write($0) }
 
         var entry = AudioSampleEntry()
         entry.header.reserved = Array(repeating: 0, count: 6)
