@@ -48,24 +48,28 @@ let package = Package(
         .target(name: "KeepTrackPeople", dependencies: ["CPeopleDetect", "KeepTrackFraming"]),
         // Synthetic iPhone-layout movies for tests, benchmarks and the demo.
         .target(name: "KeepTrackFixtures", dependencies: ["KeepTrack"]),
-        // System libraries (Debian 12 packages installed by scripts/setup.sh): FFmpeg 5.1 codecs and libebur128.
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]),
+        // System libraries (Debian 12 packages installed by scripts/setup.sh): FFmpeg 5.1 codecs and filters, and libebur128.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev", "libavfilter-dev", "libswresample-dev", "libswscale-dev"])]),
         .systemLibrary(name: "CEbur128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         // Codec layer: decodes/encodes keeptrack's own demuxed samples with libavcodec; audio levels and loudness.
         .target(name: "KeepTrackCodec", dependencies: ["KeepTrack", "CFFmpeg", "CEbur128"]),
+        // The one video pipeline: decode, filter (scale, tone-map), encode on a thread of its own, and mux the new
+        // video track in the old one's place beside every other track passed through. Reframe adds its crop on top.
+        // (KeepTrackFraming only for its pure-Swift PixelSize and ShownFrames.)
+        .target(name: "KeepTrackTranscode", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFraming"]),
         // Reframing pipeline: decode, find the subject, plan, crop and encode the video; pass the audio through.
-        .target(name: "KeepTrackReframePipeline", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackFraming"]),
+        .target(name: "KeepTrackReframePipeline", dependencies: ["KeepTrack", "KeepTrackCodec", "CFFmpeg", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackFraming", "KeepTrackTranscode"]),
         // Container commands and the table-driven argument parser; links no C library.
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
         // Commands that decode or encode media (levels, reframe, demo, compare --levels).
-        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackReframePipeline"]),
+        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackReframePipeline", "KeepTrackTranscode"]),
         // `keeptrack` starts fast and hands media commands to `keeptrack-media` beside it.
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrack", "KeepTrackCLI"]),
         .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrack", "KeepTrackMediaCLI"]),
         // Golden/ holds expected dump texts, read by path (regenerate with KEEPTRACK_UPDATE_GOLDEN=1).
         .testTarget(
             name: "KeepTrackTests",
-            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframePipeline"],
+            dependencies: ["KeepTrack", "KeepTrackFixtures", "KeepTrackCLI", "KeepTrackMediaCLI", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackFaces", "KeepTrackPeople", "KeepTrackReframePipeline", "KeepTrackTranscode"],
             exclude: ["Golden", "Judge"]
         ),
     ],

@@ -20,7 +20,7 @@ set -euo pipefail
 # kid3, EasyTag), atomicparsley and exiftool.
 PACKAGES=(ffmpeg mediainfo time pkg-config groff-base zsh fish
     python3-mutagen python3-taglib atomicparsley libimage-exiftool-perl
-    libavcodec-dev libavutil-dev libswresample-dev libswscale-dev libebur128-dev
+    libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libebur128-dev
     gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad python3-vlc vlc-plugin-base quicktime-utils libavif-bin
     libopencv-objdetect-dev libopencv-imgproc-dev libopencv-core-dev python3-opencv opencv-data)
 

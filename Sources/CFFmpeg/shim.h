@@ -1,11 +1,16 @@
-// FFmpeg 5.1 (Debian 12) decoding, encoding, resampling and scaling; no libavformat: keeptrack demuxes itself.
+// FFmpeg 5.1 (Debian 12) decoding, encoding, filtering (tone mapping), resampling and scaling; no libavformat:
+// keeptrack demuxes itself.
 #include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
 #include <libavutil/mem.h>
 #include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
 #include <libavutil/samplefmt.h>
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>

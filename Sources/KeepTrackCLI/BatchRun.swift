@@ -1,27 +1,53 @@
 import Foundation
 import KeepTrack
 
-/// The folder-run machinery shared by `lint`, `fix` and `strip-spatial`: options, parallel run,
-/// progress, per-file lines, summary and `--report`.
-enum BatchRun {
-    static let options: [OptionSpec] = [
+/// The folder-run machinery shared by `lint`, `fix`, `strip-spatial` and (from `keeptrack-media`) `transcode`:
+/// options, parallel run, progress, per-file lines, summary and `--report`.
+public enum BatchRun {
+    public static let options: [OptionSpec] = [
         .flag(.recursive, short: "r", "Descend into sub-folders of folder arguments (default: only files directly inside)."),
         .value(.jobs, short: "j", "N", "Files processed at the same time (default: the number of cores).", range: 1...256),
         .value(.report, "FILE", "Write a JSON report: one row per file (path, findings, action, result, error)."),
     ]
 
-    static let discussion = """
+    public static let discussion = """
     Folders: files ending .mov .mp4 .m4v .m4a .qt .3gp are taken (hidden files skipped); one bad file never stops the
     others. A terminal shows a progress bar (files done, rate, time left); otherwise plain progress lines.
     """
 
-    /// Runs `body` over the files named by `paths`; prints each outcome, a summary for several
-    /// files, writes `--report`, and returns the worst exit status.
-    static func run(_ invocation: Invocation, console: Console, command: String, paths: [String],
-                    printOutcome: (BatchOutcome, Console) -> Void = printOutcome,
-                    body: @escaping @Sendable (BatchFile) -> BatchOutcome) throws -> (outcomes: [BatchOutcome], code: Int32) {
-        let files = Batch.collect(paths, recursive: invocation.flag(.recursive))
-        guard !files.isEmpty else { throw KeepTrackError.missingInput("no movie files in \(paths.joined(separator: ", "))") }
+    /// `--shard K/N`, for commands whose runs are long enough to spread over machines.
+    public static let shardOption = OptionSpec.value(.shard, "K/N", "Take only the K-th of N shares of the files (1 <= K <= N), chosen by each file's path below the folder given, the same on every machine: N workers with K = 1...N cover the files once, with no coordinator.")
+
+    /// One of `count` stable shares of a folder's files (`index` from 1).
+    public struct Shard: Sendable, Equatable {
+        public var index: Int
+        public var count: Int
+
+        public init(_ text: String) throws {
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (1...count).contains(index) else {
+                throw KeepTrackCLIError.usage("--shard takes K/N with 1 <= K <= N, like 2/8; not '\(text)'")
+            }
+            self.index = index
+            self.count = count
+        }
+
+        /// FNV-1a (64-bit) of the path below the folder given: the same share on every machine and every run.
+        public func contains(_ file: BatchFile) -> Bool {
+            let hash = file.relativePath.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+            return Int(hash % UInt64(count)) == index - 1
+        }
+    }
+
+    /// Runs `body` over the files named by `paths` (those of `shard` only, when given); prints each outcome, a
+    /// summary for several files, writes `--report`, and returns the worst exit status.
+    public static func run(_ invocation: Invocation, console: Console, command: String, paths: [String], shard: Shard? = nil,
+                           printOutcome: (BatchOutcome, Console) -> Void = printOutcome,
+                           body: @escaping @Sendable (BatchFile) -> BatchOutcome) throws -> (outcomes: [BatchOutcome], code: Int32) {
+        let found = Batch.collect(paths, recursive: invocation.flag(.recursive))
+        guard !found.isEmpty else { throw KeepTrackError.missingInput("no movie files in \(paths.joined(separator: ", "))") }
+        let files = shard.map { shard in found.filter(shard.contains) } ?? found
+        if let shard, files.isEmpty { console.note("shard \(shard.index)/\(shard.count) holds none of the \(found.count) files") }
         let jobs = invocation.value(.jobs) ?? ProcessInfo.processInfo.activeProcessorCount
         let start = Date()
         let progress = files.count > 1 ? ProgressDisplay(console: console, total: files.count, start: start) : nil
@@ -39,7 +65,7 @@ enum BatchRun {
         return (outcomes, Batch.worstExitCode(outcomes))
     }
 
-    static func printOutcome(_ outcome: BatchOutcome, _ console: Console) {
+    public static func printOutcome(_ outcome: BatchOutcome, _ console: Console) {
         if let error = outcome.error {
             console.error("\(outcome.path): \(outcome.failure?.commandLineDescription ?? error)")
         } else {

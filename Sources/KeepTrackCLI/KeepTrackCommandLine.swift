@@ -33,6 +33,7 @@ public enum KeepTrackCommandLine {
     public static let mediaCommandSummaries: [CommandSummary] = [
         CommandSummary("levels", "Decode the audio and measure RMS, peak and loudness per track and for what a player plays."),
         CommandSummary("reframe", "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched."),
+        CommandSummary("transcode", "Re-encode the video (smaller, H.264 for the web, HEVC keeping HDR); every other track, and the metadata, pass through untouched."),
         CommandSummary("demo", "Write a synthetic iPhone-layout sample to a temporary folder and show what keeptrack sees."),
     ]
 
@@ -134,6 +135,7 @@ extension KeepTrackError {
             switch refusal.kind {
             case .wouldLeaveSilence: return description + " (use --allow-silence to remove it anyway)"
             case .needsRewrite: return description + "; --in-place only patches flags: give an output file instead"
+            case .hdrNeedsTenBit: return description  // each encoding command names its own way out
             }
         default: return description
         }

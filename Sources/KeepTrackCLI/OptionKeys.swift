@@ -12,6 +12,7 @@ extension OptionKey<Bool> {
     public static var allEntries: Self { Self("all-entries") }
     public static var allowSilence: Self { Self("allow-silence") }
     public static var compare: Self { Self("compare") }
+    public static var flattenStereo: Self { Self("flatten-stereo") }
     public static var force: Self { Self("force") }
     public static var help: Self { Self("help") }
     public static var hevc: Self { Self("hevc") }
@@ -32,26 +33,33 @@ extension OptionKey<Bool> {
 extension OptionKey<String> {
     public static var aspect: Self { Self("aspect") }
     public static var at: Self { Self("at") }
+    public static var audio: Self { Self("audio") }
     public static var codec: Self { Self("codec") }
     public static var digest: Self { Self("digest") }
+    public static var dnxhrProfile: Self { Self("dnxhr-profile") }
     public static var duration: Self { Self("duration") }
     public static var end: Self { Self("end") }
     public static var every: Self { Self("every") }
+    public static var hdr: Self { Self("hdr") }
     public static var keep: Self { Self("keep") }
     public static var language: Self { Self("language") }
     public static var layout: Self { Self("layout") }
     public static var list: Self { Self("list") }
+    public static var maxSize: Self { Self("max-size") }
     public static var outDir: Self { Self("out-dir") }
     public static var photo: Self { Self("photo") }
     public static var plan: Self { Self("plan") }
     public static var planOut: Self { Self("plan-out") }
     public static var prefer: Self { Self("prefer") }
+    public static var proresProfile: Self { Self("prores-profile") }
     public static var preset: Self { Self("preset") }
     public static var preview: Self { Self("preview") }
     public static var report: Self { Self("report") }
+    public static var shard: Self { Self("shard") }
     public static var size: Self { Self("size") }
     public static var start: Self { Self("start") }
     public static var tolerance: Self { Self("tolerance") }
+    public static var video: Self { Self("video") }
 }
 
 /// Options with a whole-number value.

@@ -2,9 +2,9 @@ import CFFmpeg
 
 /// Converts a decoded audio frame to interleaved Float samples (any sample format FFmpeg's audio
 /// decoders produce), so measuring and mixing deal with one layout.
-enum AudioFrames {
+public enum AudioFrames {
     /// Appends the frame's samples to `output`, interleaved, as Float in -1...1.
-    static func appendInterleaved(_ frame: UnsafePointer<AVFrame>, to output: inout [Float]) {
+    public static func appendInterleaved(_ frame: UnsafePointer<AVFrame>, to output: inout [Float]) {
         let frames = Int(frame.pointee.nb_samples)
         let channels = Int(frame.pointee.ch_layout.nb_channels)
         guard frames > 0, channels > 0, let planes = frame.pointee.extended_data else { return }

@@ -9,12 +9,22 @@ public struct EncodedVideoPacket: Sendable {
     public var isKey: Bool
 }
 
-/// A libavcodec video encoder (libx264 or libx265) with parameter sets in `extradata` (global header),
-/// fed with frames whose `pts` are in `timeBase` units — every frame keeps its own time (VFR).
+/// A libavcodec video encoder (libx264, libx265, prores_ks or dnxhd) with parameter sets in `extradata` (global
+/// header, H.264/HEVC), fed with frames whose `pts` are in `timeBase` units — every frame keeps its own time (VFR).
 public final class VideoEncoder {
     public enum Codec: String, Sendable, CaseIterable {
-        case h264, hevc
-        var encoderName: String { self == .h264 ? "libx264" : "libx265" }
+        case h264, hevc, prores, dnxhr
+        var encoderName: String {
+            switch self {
+            case .h264: "libx264"
+            case .hevc: "libx265"
+            case .prores: "prores_ks"
+            case .dnxhr: "dnxhd"
+            }
+        }
+        /// x264/x265: packets in Annex B with parameter sets in the extradata, quality by CRF and preset.
+        /// ProRes and DNxHR: self-contained intra frames, quality by profile.
+        public var isAnnexB: Bool { self == .h264 || self == .hevc }
     }
 
     /// Colour description written into the stream's VUI (and, by the muxer, the `colr` box).
@@ -55,6 +65,10 @@ public final class VideoEncoder {
         public var crf: Double
         public var preset: String
         public var colour: Colour?
+        /// Pixel aspect (width:height of one pixel) written into the stream's VUI: the sample entry's `pasp` says the same.
+        public var pixelAspect = FrameRate(numerator: 1, denominator: 1)
+        /// The encoder's `profile` option (ProRes: proxy ... hq; DNxHR: dnxhr_lb ... dnxhr_hqx); nil for x264/x265.
+        public var profile: String?
         /// 0: every core.
         public var threads: Int = 0
         public init(codec: Codec, width: Int, height: Int, pixelFormat: Int32, timeBase: Int32, frameRate: FrameRate,
@@ -93,7 +107,7 @@ public final class VideoEncoder {
         context.pointee.pix_fmt = AVPixelFormat(rawValue: settings.pixelFormat)
         context.pointee.time_base = AVRational(num: 1, den: settings.timeBase)
         context.pointee.framerate = AVRational(num: settings.frameRate.numerator, den: settings.frameRate.denominator)
-        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        context.pointee.sample_aspect_ratio = AVRational(num: settings.pixelAspect.numerator, den: settings.pixelAspect.denominator)
         context.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
         context.pointee.thread_count = Int32(settings.threads)
         if let colour = settings.colour {
@@ -103,8 +117,11 @@ public final class VideoEncoder {
             context.pointee.color_range = colour.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         }
         let options = context.pointee.priv_data
-        av_opt_set(options, "preset", settings.preset, 0)
-        av_opt_set(options, "crf", String(settings.crf), 0)
+        if settings.codec.isAnnexB {
+            av_opt_set(options, "preset", settings.preset, 0)
+            av_opt_set(options, "crf", String(settings.crf), 0)
+        }
+        if let profile = settings.profile { av_opt_set(options, "profile", profile, 0) }
         if settings.codec == .hevc {
             // Closed GOPs: every sync sample is an IDR a player can start from; x265's own logging off.
             av_opt_set(options, "x265-params", "log-level=error:open-gop=0", 0)
@@ -115,7 +132,8 @@ public final class VideoEncoder {
             avcodec_free_context(&context)
             var packet: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&packet)
-            throw CodecError.encodeFailed("\(settings.codec.encoderName) refused \(settings.width)x\(settings.height) preset \(settings.preset) crf \(settings.crf): \(CodecError.describe(status))")
+            let quality = settings.codec.isAnnexB ? "preset \(settings.preset) crf \(settings.crf)" : "profile \(settings.profile ?? "default")"
+            throw CodecError.encodeFailed("\(settings.codec.encoderName) refused \(settings.width)x\(settings.height) \(quality): \(CodecError.describe(status))")
         }
         if let data = context.pointee.extradata, context.pointee.extradata_size > 0 {
             extradata = Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))

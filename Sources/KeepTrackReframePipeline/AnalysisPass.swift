@@ -3,49 +3,9 @@ import Foundation
 import KeepTrack
 import KeepTrackCodec
 import KeepTrackFaces
-import KeepTrackPeople
 import KeepTrackFraming
-
-/// A decoder running on a thread of its own, handing references to its frames over through a bounded queue.
-final class DecodeAhead: @unchecked Sendable {
-    let handoff: FrameHandoff
-    private let finished = DispatchSemaphore(value: 0)
-    private let decoder: CodecDecoder
-    private var reader: TrackPacketReader
-
-    struct Stopped: Error {}
-
-    init(decoder: CodecDecoder, reader: TrackPacketReader, capacity: Int) {
-        self.decoder = decoder
-        self.reader = reader
-        handoff = FrameHandoff(capacity: capacity)
-        let thread = Thread { [self] in run() }
-        thread.name = "keeptrack.decode-ahead"
-        thread.start()
-    }
-
-    private func run() {
-        let hand = { [handoff] (frame: UnsafePointer<AVFrame>) throws in
-            guard let reference = av_frame_clone(frame) else { throw KeepTrackError.io("out of memory handing a decoded frame over") }
-            guard handoff.put(reference) else { throw Stopped() }
-        }
-        do {
-            while let packet = try reader.nextPacket() { try decoder.decode(packet, body: hand) }
-            try decoder.finish(body: hand)
-            handoff.finish(error: nil)
-        } catch {
-            handoff.finish(error: error is Stopped ? nil : error)
-        }
-        finished.signal()
-    }
-
-    /// Stops the decoder (frames still queued are freed) and waits until its thread no longer touches it.
-    func stop() {
-        handoff.cancel()
-        finished.wait()
-        finished.signal()
-    }
-}
+import KeepTrackPeople
+import KeepTrackTranscode
 
 /// Decoded frames the analysis keeps for the encoding pass, so a clip that fits in memory is decoded once
 /// (as `ffmpeg -vf crop` decodes it) instead of twice. Each frame is a reference to the decoder's buffer,
@@ -177,91 +137,6 @@ extension Reframer {
     /// that codes its P-frames as B slices): analyse the referenced frames instead.
     struct SparserThanExpected: Error {}
 
-    /// `analysing`: the analysis pass, decoded on one thread. Measured (`ffmpeg -threads 1` vs auto, CPU):
-    /// frame threading's hand-offs cost 0.05–0.3 s a clip (talking_head 0.45 vs 0.52 s, scene_still 0.57 vs
-    /// 0.73, cut_person_to_animation_hevc 0.60 vs 0.76), and the other core is the detector's meanwhile. The
-    /// encoding pass keeps the decoder's threads: there decoding runs beside the encoder. HEVC, decoding ahead,
-    /// is the exception: its decoding is the slower part of the analysis, and two frame threads took
-    /// cut_person_to_animation_hevc from 1.17× to 1.10× of ffmpeg's wall time (H.264 clips: 1.03–1.14× on
-    /// one thread, 1.08–1.15× on two; `bench/footage_ab.py`, session 14).
-    /// `ahead`: decode on a thread of its own, up to this many frames ahead of `body` (0: on the caller's
-    /// thread). The analysis waits for the detector now and then (its rhythm must not depend on the threads'
-    /// timing); meanwhile the decoder goes on instead of the core standing idle.
-    static func decode(_ movie: Movie, _ video: Track, fastAnalysis: Bool = false, skipping: DecoderConfiguration.SkippedFrames = .none,
-                       analysing: Bool = false, pictureArena: PictureArena? = nil, ahead: Int = 0,
-                       body: (UnsafePointer<AVFrame>, Int64) throws -> Void) throws {
-        var configuration = try DecoderConfiguration.make(for: video)
-        configuration.threadCount = analysing ? (configuration.codecID == AV_CODEC_ID_HEVC && ahead > 0 ? 2 : 1) : 0
-        configuration.fastAnalysis = fastAnalysis
-        configuration.skippedFrames = skipping
-        let decoder = try CodecDecoder(configuration, pictureArena: pictureArena)
-        var produced: Int64 = 0
-        func handle(_ frame: UnsafePointer<AVFrame>) throws {
-            var time = frame.pointee.best_effort_timestamp
-            if time == Int64.min { time = frame.pointee.pts }
-            if time == Int64.min { time = produced }  // AV_NOPTS_VALUE: count frames
-            produced += 1
-            try body(frame, time)
-        }
-        guard ahead > 0 else {
-            var reader = TrackPacketReader(track: video, source: movie.source)
-            while let packet = try reader.nextPacket() { try decoder.decode(packet, body: handle) }
-            try decoder.finish(body: handle)
-            return
-        }
-        let decodeAhead = DecodeAhead(decoder: decoder, reader: TrackPacketReader(track: video, source: movie.source), capacity: ahead)
-        defer { decodeAhead.stop() }
-        while let frame = try decodeAhead.handoff.take() {
-            defer { var owned: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&owned) }
-            try handle(frame)
-        }
-    }
-
-    /// Every frame's presentation time from the sample table, when they are all distinct.
-    static func timeline(of video: Track) -> PresentationTimeline? {
-        PresentationTimeline(presentationTimes: presentationTimes(of: video))
-    }
-
-    static func presentationTimes(of video: Track) -> [Int64] {
-        video.sampleTable.samples.map { Int64($0.decodeTime) + $0.compositionOffset }
-    }
-
-    /// Which frames the track's edit list shows, and when (`ShownFrames`): empty edits delay, a presented edit
-    /// shows its media range. An edit list a plan cannot follow (a rate other than 1, edits going back in the
-    /// media) counts every frame as shown, with a note saying why.
-    static func shownFrames(of video: Track) -> (frames: ShownFrames, note: String?) {
-        let times = presentationTimes(of: video)
-        let timescale = Int64(max(video.mediaHeader.timescale, 1))
-        let everyFrame = ShownFrames(presentationTimes: times, timescale: timescale)
-        guard let entries = video.editList?.entries, !entries.isEmpty else { return (everyFrame, nil) }
-        func unusable(_ why: String) -> (frames: ShownFrames, note: String?) {
-            (everyFrame, "the video's edit list is not followed (\(why)): every frame is planned as shown, at its media time")
-        }
-        guard video.movieTimescaleKnown, video.movieTimescale > 0 else { return unusable("the movie has no time scale") }
-        let movieScale = Double(video.movieTimescale)
-        var edits: [ShownFrames.Edit] = []
-        var movieStart = 0.0
-        for (index, entry) in entries.enumerated() {
-            let seconds = Double(entry.segmentDuration) / movieScale
-            defer { movieStart += seconds }
-            if entry.mediaTime == -1 { continue }  // an empty edit: a delay
-            guard entry.mediaTime >= 0, entry.rateInteger == 1, entry.rateFraction == 0 else {
-                return unusable("edit \(index + 1) plays at rate \(entry.rateInteger).\(entry.rateFraction) from \(entry.mediaTime)")
-            }
-            // A zero duration on the last edit means "the rest of the media" in some writers (as EditTimeline reads it).
-            // The end rounds up: a frame that starts before the edit's end is shown.
-            let open = entry.segmentDuration == 0 && index == entries.count - 1
-            let mediaDuration = (seconds * Double(timescale)).rounded(.up)
-            edits.append(ShownFrames.Edit(mediaStart: entry.mediaTime,
-                                          mediaDuration: open || mediaDuration >= 0x1p62 ? nil : Int64(mediaDuration),
-                                          movieStart: movieStart))
-        }
-        guard let frames = ShownFrames(presentationTimes: times, timescale: timescale, edits: edits) else {
-            return unusable("its edits go back in the media")
-        }
-        return (frames, nil)
-    }
-
     /// How many frames the analysis decodes ahead of itself: those it keeps anyway cost nothing more to queue;
     /// otherwise about 64 MiB of pictures, at least 4.
     static func decodeAhead(orientation: DisplayOrientation, codecID: AVCodecID, retained: Bool) -> Int {
@@ -284,7 +159,7 @@ extension Reframer {
     static func analyse(_ movie: Movie, _ video: Track, orientation: DisplayOrientation, options: ReframeOptions,
                         outputPixels: Int, detect: Bool = true, keep: Bool = true, shotsComplete: ShotsComplete? = nil,
                         progress: (Int, Double) -> Void) throws -> Analysis {
-        let timeline = timeline(of: video)
+        let timeline = PresentedVideo.timeline(of: video)
         let codecID = try DecoderConfiguration.make(for: video).codecID
         func pass(_ timeline: PresentationTimeline?, skipping: DecoderConfiguration.SkippedFrames, spacing: Int? = nil,
                   retain: Bool, release: Bool = true) throws -> Analysis {
@@ -306,7 +181,7 @@ extension Reframer {
         if let timeline {
             do {
                 // (The spacing only matters, and is only worked out, when B-frames may be skipped.)
-                if referencedOnly, case let spacing = options.assumedAnchorSpacing ?? timeline.anchorSpacing(decodingOrder: presentationTimes(of: video)),
+                if referencedOnly, case let spacing = options.assumedAnchorSpacing ?? timeline.anchorSpacing(decodingOrder: PresentedVideo.presentationTimes(of: video)),
                    spacing <= options.bFrameSkippingSpacing {
                     do {
                         return try pass(timeline, skipping: .bidirectional, spacing: spacing, retain: retain)
@@ -327,7 +202,7 @@ extension Reframer {
                         shotsComplete: ShotsComplete?, progress: (Int, Double) -> Void) throws -> Analysis {
         var analysis = Analysis()
         analysis.timeline = timeline
-        (analysis.shown, analysis.editListNote) = shownFrames(of: video)
+        (analysis.shown, analysis.editListNote) = PresentedVideo.shownFrames(of: video)
         let shown = analysis.shown
         let timescale = Double(max(video.mediaHeader.timescale, 1))
         if let timeline {
@@ -390,7 +265,7 @@ extension Reframer {
         defer { detections.abandon() }  // after finish() this changes nothing
         /// The last frame decoded (presentation order, shown or hidden).
         var lastFrame = -1
-        try decode(movie, video, fastAnalysis: !decodeEverything, skipping: skipping, analysing: true,
+        try VideoDecoding.decode(movie, video, fastAnalysis: !decodeEverything, skipping: skipping, analysing: true,
                    pictureArena: retained?.arena, ahead: Self.decodeAhead(orientation: orientation, codecID: codecID, retained: retained != nil)) { frame, time in
             let frameNumber: Int
             if let timeline {
@@ -412,7 +287,7 @@ extension Reframer {
                 guard FrameOperations.bytesPerSample(frame.pointee.format) != nil else {
                     throw KeepTrackError.unsupported("video pixel format #\(frame.pointee.format) (libavutil numbering) is not 4:2:0 8- or 10-bit; reframe handles H.264 and HEVC Main/Main10")
                 }
-                analysis.colour = colour(of: frame, track: video)
+                analysis.colour = EncodePlan.sourceColour(of: frame, track: video)
                 let made = try DetectionScaler(orientation: orientation, longestSide: options.detectionSize, pixelFormat: frame.pointee.format)
                 scaler = made
                 let facePixels = made.displayWidth * made.displayHeight
@@ -576,19 +451,5 @@ extension Reframer {
         return DetectionRegions.around(faces: latest.faces.map { $0.scaled(by: 1 / picture.scale) }, seenOn: latest.frameIndex,
                                        previous: strongestBefore.scaled(by: 1 / picture.scale), previousFrame: previous.frameIndex,
                                        frame: frame, width: picture.displayWidth, height: picture.displayHeight)
-    }
-
-    static func colour(of frame: UnsafePointer<AVFrame>, track: Track) -> VideoEncoder.Colour? {
-        let unspecified: UInt32 = 2
-        var primaries = frame.pointee.color_primaries.rawValue, transfer = frame.pointee.color_trc.rawValue
-        var matrix = frame.pointee.colorspace.rawValue
-        if let box = track.configuration(ColourInformationBox.self, "colr"), box.colourType == "nclx" || box.colourType == "nclc" {
-            if primaries == unspecified { primaries = UInt32(box.primaries) }
-            if transfer == unspecified { transfer = UInt32(box.transfer) }
-            if matrix == unspecified { matrix = UInt32(box.matrixCoefficients) }
-        }
-        if primaries == unspecified && transfer == unspecified && matrix == unspecified { return nil }
-        return VideoEncoder.Colour(primaries: Int32(primaries), transfer: Int32(transfer), matrix: Int32(matrix),
-                                   fullRange: frame.pointee.color_range == AVCOL_RANGE_JPEG)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import KeepTrackFaces
-import KeepTrackPeople
 import KeepTrackFraming
+import KeepTrackPeople
+import KeepTrackTranscode
 
 /// Runs the face detector (and, where it finds no face and the schedule asks, the people detector) on a
 /// background thread while the analysis decodes, always on one OpenMP thread: the wheel's OpenMP workers

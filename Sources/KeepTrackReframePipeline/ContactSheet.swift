@@ -1,6 +1,7 @@
 import Foundation
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// The `--preview` picture: source frames across the clip (each shot's first frame, then evenly spaced
 /// ones) with the crop window, the faces and people found, each beside the output frame it becomes, and

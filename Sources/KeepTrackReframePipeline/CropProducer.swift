@@ -2,14 +2,15 @@ import CFFmpeg
 import Foundation
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// Decodes the video (or takes the frames the analysis kept) and crops every frame at the planned position,
 /// handing the frames to the encoder.
 /// Where the analysis found a cut between two frames it analysed, the frames it skipped are looked at here
 /// and the cut moved back to the first one that belongs to the new shot. Frames the edit list hides are
 /// encoded too (the output keeps the edit list), cropped like the shown frame nearest them (`ShownFrames.standIn`).
-final class CropProducer: @unchecked Sendable {
-    let movie: Movie, video: Track, cropper: FrameCropper, handoff: FrameHandoff
+final class CropProducer: FrameProducer {
+    let movie: Movie, video: Track, cropper: FrameCropper
     /// The planned path, released shot by shot when the encoding runs beside the analysis.
     let paths: ReleasedPath
     let timeline: PresentationTimeline?
@@ -20,12 +21,10 @@ final class CropProducer: @unchecked Sendable {
     private var fitter: FitRenderer?
     /// Renders the frames of `split` shots, made when the first one comes.
     private var splitter: SplitRenderer?
-    /// (planned, actual) first frames of shots whose cut came earlier than planned; read after `done`.
+    /// (planned, actual) first frames of shots whose cut came earlier than planned; read after the run ends.
     private(set) var movedCuts: [(planned: Int, actual: Int)] = []
-    /// Signalled when the thread has stopped touching the decoder and the cropper.
-    let done = DispatchSemaphore(value: 0)
 
-    init(movie: Movie, video: Track, paths: ReleasedPath, cropper: FrameCropper, handoff: FrameHandoff,
+    init(movie: Movie, video: Track, paths: ReleasedPath, cropper: FrameCropper,
          timeline: PresentationTimeline?, shown: ShownFrames, retained: RetainedFrames? = nil) {
         self.shown = shown
         self.retained = retained
@@ -33,16 +32,19 @@ final class CropProducer: @unchecked Sendable {
         self.video = video
         self.paths = paths
         self.cropper = cropper
-        self.handoff = handoff
         self.timeline = timeline
     }
 
-    struct Stopped: Error {}
-
-    /// Frames handed to the encoder; read after `done`.
+    /// Frames handed to the encoder; read after the run ends.
     private(set) var produced = 0
 
-    func run() {
+    /// The path will not come (the run was cancelled) and the analysis keeps no more frames.
+    func stop() {
+        paths.cancel()
+        retained?.finishAppending()
+    }
+
+    func produce(into handoff: FrameHandoff) throws {
         var nextIndex = 0
         /// The path released so far, and the cuts between analysed frames not yet passed.
         var known: CropPath?
@@ -53,7 +55,7 @@ final class CropProducer: @unchecked Sendable {
         /// The path once it covers frame `index`.
         func path(covering index: Int) throws -> CropPath {
             if let known, index < known.offsets.count { return known }
-            guard let released = paths.waitFor(frame: index) else { throw Stopped() }
+            guard let released = paths.waitFor(frame: index) else { throw FrameProducerStopped() }
             guard index < released.path.offsets.count else {
                 throw KeepTrackError.io("the planned path has \(released.path.offsets.count) frames; the encoding pass reached frame \(index + 1)")
             }
@@ -102,26 +104,20 @@ final class CropProducer: @unchecked Sendable {
                 let rect = current.rect(frame: planned)
                 prepared = try cropper.prepare(frame, displayX: Int(rect.x), displayY: Int(rect.y), time: time)
             }
-            guard handoff.put(prepared) else { throw Stopped() }
+            guard handoff.put(prepared) else { throw FrameProducerStopped() }
             nextIndex = frameIndex + 1
             produced += 1
         }
-        do {
-            if let retained {
-                var position = 0
-                while let kept = retained.take(position) {
-                    position += 1
-                    guard let frame = kept.frame else { continue }
-                    defer { var owned: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&owned) }
-                    try handle(frame, kept.time)
-                }
-            } else {
-                try Reframer.decode(movie, video, body: handle)
+        if let retained {
+            var position = 0
+            while let kept = retained.take(position) {
+                position += 1
+                guard let frame = kept.frame else { continue }
+                defer { var owned: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&owned) }
+                try handle(frame, kept.time)
             }
-            handoff.finish(error: nil)
-        } catch {
-            handoff.finish(error: error is Stopped ? nil : error)
+        } else {
+            try VideoDecoding.decode(movie, video, body: handle)
         }
-        done.signal()
     }
 }

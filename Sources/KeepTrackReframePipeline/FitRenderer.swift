@@ -1,6 +1,7 @@
 import CFFmpeg
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// The `fit` layout of one frame: the whole picture (display orientation) scaled to the output's width (or
 /// height) and centred, over a blurred, darkened copy of the picture's centre filling the output (as

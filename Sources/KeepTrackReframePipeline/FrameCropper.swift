@@ -1,6 +1,7 @@
 import CFFmpeg
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// Turns a decoded frame into the encoder's input: the crop rectangle (in display orientation) cut out
 /// of the stored frame, rotated upright, then scaled or converted only when size or format differ.

@@ -1,6 +1,7 @@
 import CFFmpeg
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// How stored frames are shown: the clockwise rotation of the track matrix (iPhone portrait files are
 /// stored landscape and rotated 90°), and the sizes before and after it.

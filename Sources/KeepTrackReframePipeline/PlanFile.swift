@@ -1,6 +1,7 @@
 import Foundation
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// The camera path as a JSON file a person can read and edit (`--plan-out`): the crop size, the cuts and,
 /// for every frame, its time and the crop's top-left corner in display pixels; in a `split` shot also the

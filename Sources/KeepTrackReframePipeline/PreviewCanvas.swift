@@ -1,6 +1,7 @@
 import CFFmpeg
 import KeepTrack
 import KeepTrackCodec
+import KeepTrackTranscode
 
 /// A packed 8-bit RGB picture the preview draws on: filled and outlined rectangles, lines and polylines,
 /// copies of other pictures. Everything is clipped to the picture.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import KeepTrack
+import KeepTrackTranscode
 
 /// Small display-orientation RGB pictures of the frames a `--preview` contact sheet may show, taken while
 /// the analysis decodes (no second decode): the first analysed frame at or after each of `2 × tiles`

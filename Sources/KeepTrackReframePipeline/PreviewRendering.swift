@@ -1,6 +1,7 @@
 import CFFmpeg
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// The output frame of a `fit` or `split` tile of the contact sheet, made by the renderer the encoding pass
 /// uses (`FitRenderer`, `SplitRenderer`) from the tile's small picture: RGB to YUV 4:2:0, the renderer, back

@@ -1,5 +1,6 @@
 import KeepTrackCodec
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// What `keeptrack reframe` does, as options.
 public struct ReframeOptions: Sendable {

@@ -1,5 +1,6 @@
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 extension Reframer {
     /// Writes the `--preview` contact sheet of `path` (through the atomic output path, `--force` to replace)

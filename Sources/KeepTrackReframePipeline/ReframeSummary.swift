@@ -1,6 +1,7 @@
 import KeepTrack
 import KeepTrackCodec
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// What a reframe did, for the console and `--json`.
 public struct ReframeSummary: Sendable {
@@ -67,15 +68,7 @@ public struct ReframeSummary: Sendable {
     }
 
     /// The wall-clock seconds one stage took.
-    public struct Timing: Equatable, Sendable {
-        public var stage: String
-        public var seconds: Double
-
-        public init(_ stage: String, _ seconds: Double) {
-            self.stage = stage
-            self.seconds = seconds
-        }
-    }
+    public typealias Timing = StageTiming
 
     public var json: JSONValue {
         var fields: [(String, JSONValue)] = [

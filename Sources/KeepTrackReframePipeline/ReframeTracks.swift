@@ -1,4 +1,5 @@
 import KeepTrack
+import KeepTrackTranscode
 
 /// Which tracks a reframed movie keeps: the video track being reframed is replaced by its re-encoded
 /// version (same track id, so references to it stay valid); every audio track and every other track is

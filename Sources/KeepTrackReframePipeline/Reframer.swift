@@ -2,6 +2,7 @@ import Foundation
 import KeepTrack
 import KeepTrackCodec
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// Reframes a movie: finds the person, plans a camera path, crops and re-encodes the video, and passes
 /// every other track (audio above all) through byte for byte.
@@ -51,7 +52,7 @@ public enum Reframer {
             return summary
         }
         // The sample entry's colour box already says HDR: refuse H.264 before a whole analysis pass, not after.
-        if options.codec == .h264, !options.planOnly, let hdr = video.video?.hdr { throw hdrNeedsHEVC(hdr) }
+        if options.codec == .h264, !options.planOnly, let hdr = video.video?.hdr { throw EncodePlan.hdrNeedsTenBit(hdr) }
         for file in [options.planOutput, options.previewOutput].compactMap({ $0 }) where !options.overwrite && FileManager.default.fileExists(atPath: file) {
             throw KeepTrackError.outputExists(file)
         }
@@ -62,21 +63,6 @@ public enum Reframer {
         return try OutputFile.write(to: output, overwrite: options.overwrite, inputs: [input]) { destination in
             try reframe(movie: movie, tracks: tracks, orientation: orientation, destination: destination,
                         options: options, summary: summary, started: started, progress: progress)
-        }
-    }
-
-    /// The written movie, read back, shows the video frames the source shows: as many (its edit list walked as
-    /// the source's was), and its video lasts until after the last of them starts (`lastShownAt`, movie seconds).
-    /// The sample check (`verification`) cannot see an edit list that hides frames: a fragmented source's
-    /// 0-length edit, copied as it was, once made an output of 0 s that showed none, and an edit a few frames
-    /// short left the last ones out.
-    static func checkShownFrames(written path: String, video id: UInt32, source shownInSource: Int, lastShownAt: Double) throws {
-        let written = try Movie.open(path: path)
-        guard let track = written.track(id: id) else { throw KeepTrackError.io("the written movie has no video track \(id)") }
-        let shown = shownFrames(of: track).frames.shown.count
-        let lasts = Double(track.header.duration) / Double(max(track.movieTimescale, 1))
-        guard shown == shownInSource, lasts > lastShownAt - 0.0005 else {
-            throw KeepTrackError.io("the written movie would show \(shown) video frames for \(lasts) s where the source shows \(shownInSource), the last at \(lastShownAt) s; nothing was written")
         }
     }
 
@@ -104,8 +90,8 @@ public enum Reframer {
         let release: ShotsComplete? = destination != nil && options.overlapEncoding && options.planInput == nil
             ? { analysis, frames, samples in
                 if early == nil {
-                    early = try ShotRelease.start(movie: movie, video: video, analysis: analysis, orientation: orientation, crop: crop,
-                                                  outputSize: outputSize, destination: destination!, options: options, hdr: summary.hdr)
+                    early = try ShotRelease(movie: movie, video: video, analysis: analysis, orientation: orientation, crop: crop,
+                                            outputSize: outputSize, destination: destination!, options: options)
                 }
                 let (cuts, uncertain) = analysis.cuts()
                 var planned = planPath(planner, analysis: analysis, frames: frames, samples: samples, cuts: cuts.filter { $0 < frames },
@@ -160,7 +146,7 @@ public enum Reframer {
         // frames go to a data file. When encoding began beside the analysis, the whole path must agree with the
         // part released then; otherwise (never seen) everything is encoded again from the source.
         var encodeStarted = analysed
-        let choice: EncodeChoice, encoder: VideoEncoder, dataFile: OutputFile, encoded: EncodePassResult
+        let stage: EncodeStage, encoded: EncodedVideo
         var agreed: ShotRelease?
         if let started = early, analysis.timeline != nil {
             if let disagreement = started.disagreement(with: path) {
@@ -172,12 +158,12 @@ public enum Reframer {
         if let started = agreed {
             early = nil
             encodeStarted = started.run.started
-            (choice, encoder, dataFile) = (started.choice, started.encoder, started.dataFile)
+            stage = started.stage
             started.release(path, uncertainCuts: uncertainCuts, whole: true)
             do {
                 encoded = try started.run.wait(totalFrames: analysis.mediaFrameTimes.count, progress: progress)
             } catch {
-                dataFile.discard()
+                stage.dataFile.discard()
                 throw error
             }
             for (planned, actual) in started.run.movedCuts { path.moveCut(from: planned, to: actual) }
@@ -187,20 +173,17 @@ public enum Reframer {
             let retained = early == nil ? analysis.retained : nil
             early?.cancel()
             early = nil
-            choice = try encodeChoice(video: video, analysis: analysis, outputSize: outputSize, options: options, hdr: summary.hdr)
-            encoder = try VideoEncoder(choice.settings)
-            dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
-            let cropper = try FrameCropper(orientation: orientation, crop: crop, output: outputSize, sourceFormat: analysis.pixelFormat,
-                                           outputFormat: choice.pixelFormat)
+            stage = try EncodeStage(video: video, analysis: analysis, orientation: orientation, crop: crop, outputSize: outputSize,
+                                    options: options, destination: destination)
             do {
                 encoded = try encodePass(movie: movie, video: video, analysis: analysis, path: &path, uncertainCuts: uncertainCuts,
-                                         cropper: cropper, encoder: encoder, into: dataFile, retained: retained, progress: progress)
+                                         stage: stage, retained: retained, progress: progress)
             } catch {
-                dataFile.discard()
+                stage.dataFile.discard()
                 throw error
             }
         }
-        defer { dataFile.discard() }
+        defer { stage.dataFile.discard() }
         if video.video?.dolbyVision != nil {
             summary.notes.append("Dolby Vision metadata (\(video.video?.dolbyVision ?? "")) dropped: its dynamic metadata describes the uncropped picture and cannot be carried through a re-encode; the \(summary.hdr ?? "HDR") base picture and its colour description are kept")
         }
@@ -219,13 +202,14 @@ public enum Reframer {
         let encodedAt = Date()
 
         // 5. Mux: the new video track in the old one's place, every other kept track byte for byte.
-        let (written, keptTracks) = try mux(movie: movie, tracks: tracks, codec: choice.codec, extradata: encoder.extradata,
-                                            colour: analysis.colour, outputSize: outputSize, samples: encoded.samples,
-                                            frameTimes: analysis.mediaFrameTimes, data: dataFile, into: destination)
+        let replacement = ReplacementVideoTrack(source: video, codec: stage.plan.codec, extradata: stage.encoder.extradata,
+                                                colour: stage.plan.settings.colour, sourceColour: analysis.colour, size: outputSize,
+                                                geometry: .upright, samples: encoded.samples, frameTimes: analysis.mediaFrameTimes)
+        let (written, keptTracks) = try mux(movie: movie, tracks: tracks, video: replacement, data: stage.dataFile, into: destination)
         summary.verification = written.verification
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
         if frameIndex == frameCount {
-            try checkShownFrames(written: destination.temporaryPath, video: video.id, source: analysis.shown.shown.count,
+            try PassthroughMux.checkShownFrames(written: destination.temporaryPath, video: video.id, source: analysis.shown.shown.count,
                                  lastShownAt: analysis.frameTimes.last ?? 0)
         }
         try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
@@ -234,9 +218,9 @@ public enum Reframer {
 
         summary.crop = crop
         summary.outputSize = outputSize
-        summary.codec = choice.codec
-        summary.crf = choice.crf
-        summary.preset = choice.preset
+        summary.codec = stage.plan.codec
+        summary.crf = stage.plan.crf
+        summary.preset = stage.plan.preset
         summary.frames = encoded.samples.count
         describe(path, analysis: analysis, in: &summary)
         summary.keptTracks = keptTracks

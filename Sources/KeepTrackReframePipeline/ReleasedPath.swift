@@ -1,5 +1,6 @@
 import Foundation
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// The camera path as far as it is settled, handed from the analysis to an encoding pass that runs beside it.
 /// The analysis releases the path of every complete shot as soon as it has passed the cut that ends it

@@ -2,6 +2,7 @@ import Foundation
 import KeepTrack
 import KeepTrackCodec
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// An encoding pass started while the analysis still runs. A shot's path depends only on that shot and the
 /// ones before it (the planner goes shot by shot, forward), and a cut is settled once the picture differences
@@ -11,33 +12,19 @@ import KeepTrackFraming
 /// The whole plan, made as ever once the analysis ends, must agree with every frame released early
 /// (`disagreement`); the caller checks that before keeping what this pass encoded.
 final class ShotRelease {
-    let choice: Reframer.EncodeChoice
-    let encoder: VideoEncoder
-    let dataFile: OutputFile
+    let stage: Reframer.EncodeStage
     let run: EncodingRun
     private let paths = ReleasedPath()
     /// The last path released before the whole one.
     private(set) var released: CropPath?
     private var cancelled = false
 
-    private init(choice: Reframer.EncodeChoice, encoder: VideoEncoder, dataFile: OutputFile, run: (ReleasedPath) -> EncodingRun) {
-        self.choice = choice
-        self.encoder = encoder
-        self.dataFile = dataFile
-        self.run = run(paths)
-    }
-
-    static func start(movie: Movie, video: Track, analysis: Reframer.Analysis, orientation: DisplayOrientation, crop: PixelSize,
-                      outputSize: PixelSize, destination: OutputFile, options: ReframeOptions, hdr: String?) throws -> ShotRelease {
-        let choice = try Reframer.encodeChoice(video: video, analysis: analysis, outputSize: outputSize, options: options, hdr: hdr)
-        let encoder = try VideoEncoder(choice.settings)
-        let cropper = try FrameCropper(orientation: orientation, crop: crop, output: outputSize, sourceFormat: analysis.pixelFormat,
-                                       outputFormat: choice.pixelFormat)
-        let dataFile = try OutputFile(destination: destination.destination + ".video", overwrite: true)
-        return ShotRelease(choice: choice, encoder: encoder, dataFile: dataFile) { paths in
-            EncodingRun(movie: movie, video: video, analysis: analysis, paths: paths, cropper: cropper, encoder: encoder,
-                        into: dataFile, retained: analysis.retained)
-        }
+    init(movie: Movie, video: Track, analysis: Reframer.Analysis, orientation: DisplayOrientation, crop: PixelSize,
+         outputSize: PixelSize, destination: OutputFile, options: ReframeOptions) throws {
+        stage = try Reframer.EncodeStage(video: video, analysis: analysis, orientation: orientation, crop: crop, outputSize: outputSize,
+                                         options: options, destination: destination)
+        run = EncodingRun(movie: movie, video: video, analysis: analysis, paths: paths, cropper: stage.cropper, encoder: stage.encoder,
+                          into: stage.dataFile, retained: analysis.retained)
     }
 
     /// Releases `path` (its first `path.offsets.count` frames, or all when `whole`) to the encoder.
@@ -62,6 +49,6 @@ final class ShotRelease {
         guard !cancelled else { return }
         cancelled = true
         run.cancel()
-        dataFile.discard()
+        stage.dataFile.discard()
     }
 }

@@ -1,6 +1,7 @@
 import CFFmpeg
 import KeepTrack
 import KeepTrackFraming
+import KeepTrackTranscode
 
 /// The `split` layout of one frame: two windows of the picture (display orientation), each scaled into one
 /// half of the output (`SplitGeometry`), with a black divider between them. Each window is read in place from

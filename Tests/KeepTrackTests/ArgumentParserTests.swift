@@ -125,6 +125,6 @@ final class ArgumentParserTests: XCTestCase {
                 checked += 1
             }
         }
-        XCTAssertEqual(checked, 16, "one file per command")
+        XCTAssertEqual(checked, 17, "one file per command")
     }
 }

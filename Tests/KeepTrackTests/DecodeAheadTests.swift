@@ -4,6 +4,7 @@ import XCTest
 @testable import KeepTrackCodec
 import KeepTrackFixtures
 @testable import KeepTrackReframePipeline
+@testable import KeepTrackTranscode
 
 /// The analysis decodes on a thread of its own, ahead of itself (`DecodeAhead`): it must hand over the very
 /// pictures, times and order the decoder gives on the caller's thread, and stop cleanly when the analysis
@@ -23,14 +24,14 @@ final class DecodeAheadTests: XCTestCase {
         let folder = TemporaryFolder()
         let (movie, video, _) = try scene(codec, in: folder)
         var expected: [(Int64, [[UInt8]])] = []
-        try Reframer.decode(movie, video, analysing: true) { frame, time in
+        try VideoDecoding.decode(movie, video, analysing: true) { frame, time in
             expected.append((time, PictureArenaTests.planes(frame, bytesPerSample: bytesPerSample)))
         }
         XCTAssertEqual(expected.count, video.sampleTable.sampleCount)
         // A queue of 2 makes the decoder wait for the analysis again and again; into an arena and into the pool.
         for arena in [nil, PictureArena(pictures: expected.count + 8, width: 1920, height: 1080, bytesPerSample: bytesPerSample)] {
             var seen: [(Int64, [[UInt8]])] = []
-            try Reframer.decode(movie, video, analysing: true, pictureArena: arena, ahead: 2) { frame, time in
+            try VideoDecoding.decode(movie, video, analysing: true, pictureArena: arena, ahead: 2) { frame, time in
                 if seen.count % 7 == 0 { usleep(2000) }  // the analysis waiting for the detector now and then
                 seen.append((time, PictureArenaTests.planes(frame, bytesPerSample: bytesPerSample)))
             }
@@ -57,13 +58,13 @@ final class DecodeAheadTests: XCTestCase {
         let folder = TemporaryFolder()
         let (movie, video, _) = try scene(.h264, in: folder)
         var handed = 0
-        XCTAssertThrowsError(try Reframer.decode(movie, video, analysing: true, ahead: 3) { _, _ in
+        XCTAssertThrowsError(try VideoDecoding.decode(movie, video, analysing: true, ahead: 3) { _, _ in
             handed += 1
             if handed == 5 { throw GaveUp() }
         }) { XCTAssertTrue($0 is GaveUp, "\($0)") }
         XCTAssertEqual(handed, 5, "no frame after the error")
         var again = 0
-        try Reframer.decode(movie, video, analysing: true, ahead: 3) { _, _ in again += 1 }
+        try VideoDecoding.decode(movie, video, analysing: true, ahead: 3) { _, _ in again += 1 }
         XCTAssertEqual(again, video.sampleTable.sampleCount)
     }
 
@@ -84,8 +85,8 @@ final class DecodeAheadTests: XCTestCase {
         try bytes.write(to: URL(fileURLWithPath: damaged))
         let cut = try Movie.open(path: damaged)
         let cutVideo = try XCTUnwrap(cut.tracks.first { $0.kind == .video })
-        direct = Result { var n = 0; try Reframer.decode(cut, cutVideo, analysing: true) { _, _ in n += 1 }; return n }
-        ahead = Result { var n = 0; try Reframer.decode(cut, cutVideo, analysing: true, ahead: 2) { _, _ in n += 1 }; return n }
+        direct = Result { var n = 0; try VideoDecoding.decode(cut, cutVideo, analysing: true) { _, _ in n += 1 }; return n }
+        ahead = Result { var n = 0; try VideoDecoding.decode(cut, cutVideo, analysing: true, ahead: 2) { _, _ in n += 1 }; return n }
         switch (direct, ahead) {
         case (.success(let a), .success(let b)): XCTAssertEqual(a, b)
         case (.failure(let a), .failure(let b)): XCTAssertEqual("\(a)", "\(b)")

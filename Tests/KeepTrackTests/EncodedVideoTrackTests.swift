@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 import KeepTrackCodec
+@testable import KeepTrackTranscode
 import KeepTrackReframePipeline
 
 final class EncodedVideoTrackTests: XCTestCase {
@@ -50,7 +51,7 @@ final class EncodedVideoTrackTests: XCTestCase {
         let configuration = try VideoParameterSets.avcConfiguration(annexB: [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw))))
         var colour = ColourInformationBox()
         (colour.primaries, colour.transfer, colour.matrixCoefficients) = (1, 1, 1)
-        let entry = try EncodedVideoTrack.sampleEntry(format: "avc1", configuration: configuration, width: 320, height: 240,
+        let entry = try EncodedVideoTrack.sampleEntry(format: "avc1", configuration: [Box(type: "avcC", bytes: configuration)], width: 320, height: 240,
                                                   colour: colour, compressorName: "keeptrack test")
         let built = try EncodedVideoTrack(source: video, sampleEntry: entry, width: 320, height: 240, samples: samples,
                                           lastSampleDuration: 512).build()
@@ -94,11 +95,11 @@ final class EncodedVideoTrackTests: XCTestCase {
 
     /// A sample entry holds 16-bit sizes: a larger picture is an error naming the size, not a trap.
     func testPictureTooLargeForASampleEntryIsAnError() throws {
-        XCTAssertThrowsError(try EncodedVideoTrack.sampleEntry(format: "avc1", configuration: [1], width: 70_000, height: 1_080,
+        XCTAssertThrowsError(try EncodedVideoTrack.sampleEntry(format: "avc1", configuration: [Box(type: "avcC", bytes: [1])], width: 70_000, height: 1_080,
                                                                colour: nil, compressorName: "keeptrack test")) { error in
             XCTAssertTrue("\(error)".contains("70000x1080"), "\(error)")
         }
-        let entry = try EncodedVideoTrack.sampleEntry(format: "hvc1", configuration: [1], width: 65_535, height: 2, colour: nil, compressorName: "x")
+        let entry = try EncodedVideoTrack.sampleEntry(format: "hvc1", configuration: [Box(type: "hvcC", bytes: [1])], width: 65_535, height: 2, colour: nil, compressorName: "x")
         XCTAssertEqual(try VisualSampleEntry(decoding: entry.payload).width, 65_535)
     }
 }

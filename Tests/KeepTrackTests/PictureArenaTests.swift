@@ -4,6 +4,7 @@ import XCTest
 @testable import KeepTrackCodec
 import KeepTrackFixtures
 @testable import KeepTrackReframePipeline
+@testable import KeepTrackTranscode
 
 /// The frames reframe's analysis keeps are decoded straight into a `PictureArena`: byte for byte the pictures
 /// libavcodec's own pool gives, 8-bit and 10-bit alike, and once the arena is full the decoder goes on in
@@ -29,7 +30,7 @@ final class PictureArenaTests: XCTestCase {
         let movie = try Movie.open(path: source)
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
         var expected: [[[UInt8]]] = []
-        try Reframer.decode(movie, video) { frame, _ in expected.append(Self.planes(frame, bytesPerSample: bytesPerSample)) }
+        try VideoDecoding.decode(movie, video) { frame, _ in expected.append(Self.planes(frame, bytesPerSample: bytesPerSample)) }
         XCTAssertEqual(expected.count, video.sampleTable.sampleCount)
 
         // Room for all but the last 5 pictures (and the arena's alignment margin): the rest come from libavcodec's pool.
@@ -37,7 +38,7 @@ final class PictureArenaTests: XCTestCase {
         let arena = try XCTUnwrap(PictureArena(pictures: room, width: 1920, height: 1080, bytesPerSample: bytesPerSample))
         var kept: [UnsafeMutablePointer<AVFrame>?] = []
         defer { for var frame in kept { av_frame_free(&frame) } }
-        try Reframer.decode(movie, video, pictureArena: arena) { frame, _ in kept.append(av_frame_clone(frame)) }
+        try VideoDecoding.decode(movie, video, pictureArena: arena) { frame, _ in kept.append(av_frame_clone(frame)) }
         XCTAssertEqual(kept.count, expected.count)
         XCTAssertGreaterThanOrEqual(arena.placed, room, "at least the pictures it was made for")
         XCTAssertLessThan(arena.placed, expected.count, "and no more than fit")

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 @testable import KeepTrackReframePipeline
+@testable import KeepTrackTranscode
 
 /// reframe keeps every frame at the time the source shows it, judged by ffprobe (which frames it decodes
 /// and their times) on movies whose timing is not the ffmpeg default: no edit list with B-frames (the first
@@ -165,10 +166,10 @@ final class ReframeTimingTests: XCTestCase {
         try Self.makeSource(good, extra: [])
         let movie = try Movie.open(path: good)
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
-        let shown = Reframer.shownFrames(of: video).frames
+        let shown = PresentedVideo.shownFrames(of: video).frames
         XCTAssertEqual(shown.shown.count, 50)
         let last = try XCTUnwrap(shown.times.last)
-        XCTAssertNoThrow(try Reframer.checkShownFrames(written: good, video: video.id, source: 50, lastShownAt: last))
+        XCTAssertNoThrow(try PassthroughMux.checkShownFrames(written: good, video: video.id, source: 50, lastShownAt: last))
         for length in [UInt64(0), UInt64(1900)] {  // movie ticks of 1/1000 s: nothing, and the last two frames left out
             var boxes = try BoxParser.parseFile(try FileByteSource(path: good))
             let moovIndex = try XCTUnwrap(boxes.firstIndex { $0.type == "moov" })
@@ -189,7 +190,7 @@ final class ReframeTimingTests: XCTestCase {
             let source = try FileByteSource(path: good), hiding = folder.path("hiding-\(length).mp4")
             try Data(try boxes.flatMap { try $0.serialized(source: source) }).write(to: URL(fileURLWithPath: hiding))
             XCTAssertLessThan(try Self.frameTimes(hiding).count, 50, "ffprobe shows fewer frames")
-            XCTAssertThrowsError(try Reframer.checkShownFrames(written: hiding, video: video.id, source: 50, lastShownAt: last), "edit of \(length)")
+            XCTAssertThrowsError(try PassthroughMux.checkShownFrames(written: hiding, video: video.id, source: 50, lastShownAt: last), "edit of \(length)")
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import KeepTrack
 import KeepTrackCodec
+@testable import KeepTrackTranscode
 import KeepTrackFixtures
 import KeepTrackFraming
 @testable import KeepTrackReframePipeline
@@ -126,8 +127,8 @@ final class ShotReleaseTests: XCTestCase {
         let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video })
         let orientation = DisplayOrientation(rotation: 0, storedWidth: 640, storedHeight: 360)
         var analysis = Reframer.Analysis()
-        analysis.timeline = Reframer.timeline(of: video)
-        (analysis.shown, _) = Reframer.shownFrames(of: video)
+        analysis.timeline = PresentedVideo.timeline(of: video)
+        (analysis.shown, _) = PresentedVideo.shownFrames(of: video)
         let crop = PixelSize(width: 202, height: 360)
         let cropper = try FrameCropper(orientation: orientation, crop: crop, output: crop, sourceFormat: 0, outputFormat: 0)
         let settings = VideoEncoder.Settings(codec: .h264, width: 202, height: 360, pixelFormat: 0, timeBase: 30000,

@@ -26,6 +26,8 @@ public enum KeepTrackError: Error, Equatable, CustomStringConvertible, Sendable 
             case wouldLeaveSilence
             /// Patching in place only changes flag bytes; this change needs the file rewritten.
             case needsRewrite
+            /// An 8-bit encode of an HDR (HLG/PQ) source: the transfer needs 10 bits, or a tone map to SDR.
+            case hdrNeedsTenBit
         }
         public var kind: Kind
         public var message: String

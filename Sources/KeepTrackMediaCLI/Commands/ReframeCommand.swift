@@ -15,9 +15,9 @@ enum ReframeCommand {
         options: [
             .value(.aspect, "W:H", "Target aspect ratio (default 9:16)."),
             .value(.size, "WxH", "Scale the crop to this size (even numbers; default: the crop's own pixels, no scaling)."),
-            .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: VideoEncoder.Codec.allCases.map(\.rawValue)),
+            .value(.codec, "h264|hevc", "Video codec (default: h264 8-bit for SDR, hevc 10-bit for HLG/PQ sources).", choices: [VideoEncoder.Codec.h264, .hevc].map(\.rawValue)),
             .value(.crf, "N", "Constant rate factor, 0–51 (default 20 for h264, 22 for hevc).", range: 0...51),
-            .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: presets),
+            .value(.preset, "P", "x264/x265 preset: ultrafast ... veryslow (default medium).", choices: EncodeOptionValues.presets),
             .value(.layout, "follow|fit|split|auto", "How each shot is shown: follow the subject with a 9:16 crop (default), fit the whole picture over a blurred, darkened copy of itself, split: two people stacked, each half following one of them, or auto: per shot, follow when one person dominates or the people who matter share one crop, split when exactly two dominate far apart, fit otherwise.",
                    choices: LayoutMode.allCases.map(\.rawValue)),
             .value(.planOut, "FILE", "Also write the planned crop path as JSON: crop size, cuts, and every frame's time and crop position."),
@@ -94,9 +94,9 @@ enum ReframeCommand {
     ) { invocation, console in
         var options = ReframeOptions()
         options.overwrite = invocation.flag(.force)
-        if let aspect = invocation.value(.aspect) { options.aspect = try pair(aspect, separator: ":", option: "aspect") }
+        if let aspect = invocation.value(.aspect) { options.aspect = try EncodeOptionValues.pair(aspect, separator: ":", option: "aspect") }
         if let size = invocation.value(.size) {
-            let parsed = try pair(size, separator: "x", option: "size")
+            let parsed = try EncodeOptionValues.pair(size, separator: "x", option: "size")
             guard parsed.width % 2 == 0, parsed.height % 2 == 0, parsed.width <= 8192, parsed.height <= 8192 else {
                 throw KeepTrackCLIError.usage("--size takes even numbers up to 8192, like 1080x1920; not '\(size)'")
             }
@@ -137,9 +137,9 @@ enum ReframeCommand {
         } catch let error as CodecError {
             bar.finish()
             throw KeepTrackError.unsupported(error.description)
-        } catch let error as KeepTrackError where Reframer.isHDRNeedsHEVC(error) {
+        } catch KeepTrackError.refused(let refusal) where refusal.kind == .hdrNeedsTenBit {
             bar.finish()
-            throw KeepTrackCLIError.usage(error.description + ": --codec hevc")
+            throw KeepTrackCLIError.usage(refusal.message + ": --codec hevc")
         }
         bar.finish()
         for note in summary.notes { console.note("note: \(note)") }
@@ -153,17 +153,6 @@ enum ReframeCommand {
             console.print(text(summary))
         }
         return ExitCode.ok
-    }
-
-    /// x264's and x265's presets, fastest first.
-    static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
-    static func pair(_ text: String, separator: Character, option: String) throws -> PixelSize {
-        let parts = text.split(separator: separator)
-        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]), a > 0, b > 0, a <= 100_000, b <= 100_000 else {
-            throw KeepTrackCLIError.usage("--\(option) takes two positive numbers as A\(separator)B, not '\(text)'")
-        }
-        return PixelSize(width: a, height: b)
     }
 
     static func text(_ summary: ReframeSummary) -> String {

@@ -3,7 +3,7 @@ import Foundation
 
 /// A bounded queue of owned frames between a producer thread (decode and crop) and the encoder, so the
 /// decoder's threads work on the next frames while the encoder waits for its own; a few frames in flight.
-final class FrameHandoff: @unchecked Sendable {
+public final class FrameHandoff: @unchecked Sendable {
     private let condition = NSCondition()
     private var frames: [UnsafeMutablePointer<AVFrame>] = []
     private let capacity: Int
@@ -11,10 +11,10 @@ final class FrameHandoff: @unchecked Sendable {
     private var cancelled = false
     private var failure: Error?
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    public init(capacity: Int) { self.capacity = max(1, capacity) }
 
     /// Producer: hands a frame over (the queue owns it); false when the consumer gave up.
-    func put(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+    public func put(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while frames.count >= capacity && !cancelled { condition.wait() }
@@ -29,7 +29,7 @@ final class FrameHandoff: @unchecked Sendable {
     }
 
     /// Producer: no more frames; `error` if it stopped early.
-    func finish(error: Error?) {
+    public func finish(error: Error?) {
         condition.lock()
         finished = true
         failure = error
@@ -38,7 +38,7 @@ final class FrameHandoff: @unchecked Sendable {
     }
 
     /// Consumer: the next frame (the caller owns it), nil at the end; rethrows the producer's error.
-    func take() throws -> UnsafeMutablePointer<AVFrame>? {
+    public func take() throws -> UnsafeMutablePointer<AVFrame>? {
         condition.lock()
         defer { condition.unlock() }
         while frames.isEmpty && !finished { condition.wait() }
@@ -51,7 +51,7 @@ final class FrameHandoff: @unchecked Sendable {
     }
 
     /// Consumer: stop the producer and free what is queued.
-    func cancel() {
+    public func cancel() {
         condition.lock()
         cancelled = true
         for frame in frames {

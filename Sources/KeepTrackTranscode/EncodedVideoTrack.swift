@@ -17,10 +17,20 @@ public struct EncodedVideoSample: Sendable, Equatable {
 }
 
 /// Builds the `trak` of a re-encoded video track from the source video track it replaces: the same track
-/// id, flags, alternate group, handler and track-level metadata; a new size, an identity matrix, a new
-/// edit list, and a new sample table (stsd/stts/ctts/stss/stsz; the writer fills stsc/stco). Boxes that
-/// describe the old picture geometry (`tapt` clean/production aperture) are dropped.
+/// id, flags, alternate group, handler and track-level metadata; a new size, a new edit list presenting the
+/// same frames at the same times, and a new sample table (stsd/stts/ctts/stss/stsz; the writer fills
+/// stsc/stco). The picture's geometry follows `geometry`.
 public struct EncodedVideoTrack {
+    /// How the new picture relates to the source's.
+    public enum Geometry: Sendable, Equatable {
+        /// A new picture, upright (reframe's crop): identity matrix, `tapt` dropped, square pixels.
+        case upright
+        /// The source's picture, perhaps scaled (transcode): its matrix (rotation stays a matrix), and the
+        /// track and aperture sizes (`tapt`) scaled with the picture.
+        case keepSource
+    }
+
+    public var geometry: Geometry = .upright
     public var source: Track
     /// The new sample entry (`avc1`/`hvc1` with its configuration, colour and pixel aspect boxes).
     public var sampleEntry: Box
@@ -39,10 +49,13 @@ public struct EncodedVideoTrack {
         self.lastSampleDuration = lastSampleDuration
     }
 
-    /// Sample entry for H.264 (`avc1` + `avcC`) or HEVC (`hvc1` + `hvcC`) with an `nclx` colour box.
-    /// Throws for a size that does not fit the entry's 16-bit fields or a colour box that cannot be encoded.
-    public static func sampleEntry(format: FourCC, configuration: [UInt8], width: Int, height: Int,
-                                   colour: ColourInformationBox?, compressorName: String) throws -> Box {
+    /// Sample entry `format` with its configuration boxes (`avcC`, `hvcC`; DNxHR's `ACLR`/`ADHR`; none for ProRes),
+    /// an `nclx` colour box (or `colourBox` as it is) and `carried` boxes (HDR mastering and light levels, the source's pixel aspect and clean aperture);
+    /// `squarePixels` adds a 1:1 pixel aspect box. Throws for a size that does not fit the entry's 16-bit fields or
+    /// a colour box that cannot be encoded.
+    public static func sampleEntry(format: FourCC, configuration: [Box], width: Int, height: Int,
+                                   colour: ColourInformationBox?, colourBox: Box? = nil, carried: [Box] = [], squarePixels: Bool = true,
+                                   compressorName: String) throws -> Box {
         guard let entryWidth = UInt16(exactly: width), let entryHeight = UInt16(exactly: height) else {
             throw KeepTrackError.unsupported("a \(width)x\(height) picture does not fit a sample entry (16-bit sizes)")
         }
@@ -52,9 +65,14 @@ public struct EncodedVideoTrack {
         entry.height = entryHeight
         let name = Array(compressorName.utf8.prefix(31))
         entry.compressorName = [UInt8(name.count)] + name + [UInt8](repeating: 0, count: 31 - name.count)
-        var children = [Box(type: format == "avc1" ? "avcC" : "hvcC", bytes: configuration)]
-        if let colour { children.append(Box(type: "colr", bytes: try colour.encoded())) }
-        children.append(Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1]))
+        var children = configuration
+        if let colourBox {
+            children.append(colourBox)
+        } else if let colour {
+            children.append(Box(type: "colr", bytes: try colour.encoded()))
+        }
+        children += carried
+        if squarePixels { children.append(Box(type: "pasp", bytes: [0, 0, 0, 1, 0, 0, 0, 1])) }
         return Box(type: format, prefix: try entry.encoded(), children: children)
     }
 
@@ -166,24 +184,42 @@ public struct EncodedVideoTrack {
         }
 
         var header = source.header
-        header.matrix = TrackHeaderBox.identityMatrix
-        header.width = UInt32(width) << 16
-        header.height = UInt32(height) << 16
+        let scale = pictureScale
+        switch geometry {
+        case .upright:
+            header.matrix = TrackHeaderBox.identityMatrix
+            header.width = UInt32(width) << 16
+            header.height = UInt32(height) << 16
+        case .keepSource:
+            header.width = Self.scaled(header.width, by: scale.x)
+            header.height = Self.scaled(header.height, by: scale.y)
+        }
         header.duration = trackDuration
         header.header.version = trackDuration > UInt64(UInt32.max) ? 1 : header.header.version
         var mediaHeader = source.mediaHeader
         mediaHeader.duration = mediaDuration
         if mediaDuration > UInt64(UInt32.max) { mediaHeader.header.version = 1 }
 
-        let trak = try rebuild(source.box, header: header, mediaHeader: mediaHeader, edits: edits, stbl: stbl)
+        let trak = try Self.rebuild(source, header: header, mediaHeader: mediaHeader, edits: edits, stbl: stbl) { [geometry] children in
+            children.removeAll { $0.type == "tapt" && geometry == .upright }
+            if geometry == .keepSource {
+                for index in children.indices where children[index].type == "tapt" {
+                    children[index] = try Self.scaledApertures(children[index], by: scale)
+                }
+            }
+        }
         return Built(trak: trak, table: table)
     }
 
-    private func rebuild(_ trak: Box, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box]) throws -> Box {
-        var trak = trak
+    /// `source`'s `trak` with a new header, edit list, media header and sample table; every other box (track
+    /// references, metadata, user data) as it was. `adjust` changes the trak's other children first.
+    static func rebuild(_ source: Track, header: TrackHeaderBox, mediaHeader: MediaHeaderBox, edits: EditListBox, stbl: [Box],
+                        adjust: (inout [Box]) throws -> Void = { _ in }) throws -> Box {
+        var trak = source.box
         var replacedTable = false
         try trak.modifyChildren { children in
-            children.removeAll { $0.type == "tapt" || $0.type == "edts" }
+            try adjust(&children)
+            children.removeAll { $0.type == "edts" }
             for index in children.indices where children[index].type == "tkhd" {
                 children[index] = Box(type: "tkhd", bytes: try header.encoded())
             }
@@ -206,8 +242,36 @@ public struct EncodedVideoTrack {
             }
         }
         guard replacedTable else {
-            throw KeepTrackError.malformed(path: source.path, offset: source.box.offset, reason: "video track has no mdia/minf/stbl")
+            throw KeepTrackError.malformed(path: source.path, offset: source.box.offset, reason: "track has no mdia/minf/stbl")
         }
         return trak
+    }
+
+    /// The new picture's size over the source's stored size (1 when unknown).
+    var pictureScale: (x: Double, y: Double) {
+        guard let entry = source.visualEntry, entry.width > 0, entry.height > 0 else { return (1, 1) }
+        return (Double(width) / Double(entry.width), Double(height) / Double(entry.height))
+    }
+
+    static func scaled(_ fixed: UInt32, by factor: Double) -> UInt32 {
+        factor == 1 ? fixed : UInt32(clamping: Int64((Double(fixed) * factor).rounded()))
+    }
+
+    /// `tapt`'s clean, production and encoded apertures (full boxes of two 16.16 sizes) scaled with the picture.
+    static func scaledApertures(_ tapt: Box, by factor: (x: Double, y: Double)) throws -> Box {
+        guard factor != (1, 1) else { return tapt }
+        var tapt = tapt
+        try tapt.modifyChildren { apertures in
+            for index in apertures.indices {
+                var reader = ByteReader(apertures[index].payload, baseOffset: apertures[index].payloadOffset, path: "tapt/\(apertures[index].type)")
+                let versionAndFlags = try reader.u32(), width = try reader.u32(), height = try reader.u32()
+                var writer = ByteWriter()
+                writer.u32(versionAndFlags)
+                writer.u32(scaled(width, by: factor.x))
+                writer.u32(scaled(height, by: factor.y))
+                apertures[index] = Box(type: apertures[index].type, bytes: writer.bytes)
+            }
+        }
+        return tapt
     }
 }

@@ -2,8 +2,8 @@ import CFFmpeg
 import KeepTrack
 
 /// Small helpers over libavutil frames shared by the renderers.
-enum VideoFrames {
-    static func newFrame(width: Int, height: Int, format: Int32) throws -> UnsafeMutablePointer<AVFrame> {
+public enum VideoFrames {
+    public static func newFrame(width: Int, height: Int, format: Int32) throws -> UnsafeMutablePointer<AVFrame> {
         guard let frame = av_frame_alloc() else { throw KeepTrackError.io("out of memory allocating a frame") }
         frame.pointee.width = Int32(width)
         frame.pointee.height = Int32(height)
@@ -16,7 +16,7 @@ enum VideoFrames {
         return frame
     }
 
-    static func pointer(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> UnsafeMutablePointer<UInt8>? {
+    public static func pointer(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> UnsafeMutablePointer<UInt8>? {
         switch plane {
         case 0: return frame.pointee.data.0
         case 1: return frame.pointee.data.1
@@ -24,7 +24,7 @@ enum VideoFrames {
         }
     }
 
-    static func linesize(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> Int32 {
+    public static func linesize(_ frame: UnsafePointer<AVFrame>, _ plane: Int) -> Int32 {
         switch plane {
         case 0: return frame.pointee.linesize.0
         case 1: return frame.pointee.linesize.1
@@ -34,7 +34,7 @@ enum VideoFrames {
 
     /// Runs `context` on the rows of `source` from (`x`, `y`) (even; `height` rows of `sourceBytes`-byte
     /// samples), writing into `destination` from row `row`, column `column` (even; `outputBytes`-byte samples).
-    static func scale(_ context: OpaquePointer?, from source: UnsafePointer<AVFrame>, x: Int, y: Int, height: Int, sourceBytes: Int,
+    public static func scale(_ context: OpaquePointer?, from source: UnsafePointer<AVFrame>, x: Int, y: Int, height: Int, sourceBytes: Int,
                       into destination: UnsafeMutablePointer<AVFrame>, atRow row: Int, column: Int = 0, outputBytes: Int) {
         var sourcePlanes: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
         var sourceStrides: [Int32] = [0, 0, 0, 0]
