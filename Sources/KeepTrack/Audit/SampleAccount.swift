@@ -182,7 +182,7 @@ public struct SampleAccount: Sendable {
                 runs += 1
                 try Self.readRun(trun, into: &track, defaults: (description, defaultDuration, defaultSize, defaultFlags), fileSize: fileSize)
             }
-            if runs == 0, flags & 0x10000 != 0, defaultDuration > 0 { track.startNext(at: track.end + UInt64(defaultDuration)) }
+            if runs == 0, flags & 0x10000 != 0, defaultDuration > 0 { track.startNext(at: track.end &+ UInt64(defaultDuration)) }
             let added = track.sampleCount - first
             if added > 0 {
                 let sdtp = try traf.child("sdtp").map { Array($0.bytes.dropFirst(4).prefix(added)) } ?? []
