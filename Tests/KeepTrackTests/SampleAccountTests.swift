@@ -256,4 +256,23 @@ final class SampleAccountTests: XCTestCase {
             }
         }
     }
+
+    // MARK: Sweep: flatten-stereo's rebuilt sizes
+
+    /// flatten-stereo keeps each sample's base layer: read independently, the video's samples have new
+    /// sizes and every other fact of the source's (the write verification checks the same, sizes aside).
+    func testFlattenedStereoKeepsEveryFactButTheSizes() throws {
+        let folder = TemporaryFolder()
+        for name in ["androidx-media/water_180_mvhevc_5frames.mov", "eyevinn-mp4ff/stereo_spatial.mp4"] {
+            let input = try FragmentedTests.wildPath(name)
+            let output = folder.path(name.replacingOccurrences(of: "/", with: "-"))
+            let run = runCLI(["flatten-stereo", input, output])
+            XCTAssertEqual(run.code, 0, "\(name): \(run.error)")
+            let (source, copy) = (try SampleAccount(source: FileByteSource(path: input)), try SampleAccount(source: FileByteSource(path: output)))
+            let video = try XCTUnwrap(try Movie.open(path: input).tracks.first(where: { $0.handler.handlerType == "vide" })).id
+            let (a, b) = (try XCTUnwrap(source.tracks[video]), try XCTUnwrap(copy.tracks[video]))
+            XCTAssertNil(SampleAccount.difference(a, b, nameA: "source", nameB: "copy", sizes: false), name)
+            XCTAssertNotNil(SampleAccount.difference(a, b, nameA: "source", nameB: "copy"), "\(name): the base layers are smaller")
+        }
+    }
 }

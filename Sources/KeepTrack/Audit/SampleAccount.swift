@@ -318,7 +318,8 @@ struct RunMerge {
 
 extension SampleAccount {
     /// The first way two tracks' samples differ, in words, or nil when every fact of every sample agrees.
-    public static func difference(_ a: TrackAccount, _ b: TrackAccount, nameA: String, nameB: String) -> String? {
+    /// `sizes: false` leaves sizes out (samples whose bytes were meant to change).
+    public static func difference(_ a: TrackAccount, _ b: TrackAccount, nameA: String, nameB: String, sizes: Bool = true) -> String? {
         guard a.sampleCount == b.sampleCount else { return "\(a.sampleCount) samples in \(nameA), \(b.sampleCount) in \(nameB)" }
         func hex(_ value: UInt8) -> String { "0x" + (value < 16 ? "0" : "") + String(value, radix: 16) }
         var (i, j, usedA, usedB, sample) = (0, 0, 0, 0, 0)
@@ -326,7 +327,7 @@ extension SampleAccount {
             let (x, y) = (a.runs[i].sample, b.runs[j].sample)
             let step = min(a.runs[i].count - usedA, b.runs[j].count - usedB)
             let fact: String?
-            if x.size != y.size { fact = "size \(x.size) in \(nameA), \(y.size) in \(nameB)" }
+            if sizes, x.size != y.size { fact = "size \(x.size) in \(nameA), \(y.size) in \(nameB)" }
             else if x.duration != y.duration { fact = "duration \(x.duration) in \(nameA), \(y.duration) in \(nameB)" }
             else if x.compositionOffset != y.compositionOffset {
                 fact = "composition offset \(Int32(bitPattern: x.compositionOffset)) in \(nameA), \(Int32(bitPattern: y.compositionOffset)) in \(nameB)"

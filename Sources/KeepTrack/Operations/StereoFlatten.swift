@@ -154,6 +154,9 @@ public enum StereoFlatten {
         }
         replacement.table = table
         replacement.data = data
+        // Only the sizes changed: every other fact of every sample is still checked against the source.
+        replacement.sampleFactsSource = track.id
+        replacement.sampleSizesChanged = true
         return replacement
     }
 

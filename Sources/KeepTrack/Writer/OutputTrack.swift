@@ -7,12 +7,16 @@
 public struct OutputTrack: Sendable {
     public var trak: Box
     public var table: SampleTable {
-        didSet { sampleFactsSource = nil }
+        didSet { sampleFactsSource = nil; sampleSizesChanged = false }
     }
     /// The source track whose samples this track passes through as they are (same sizes, times, flags,
     /// groups): the write verification checks them against an independent reading of both files
     /// (`SampleAccount`). nil for a track with new or changed samples; replacing `table` clears it.
     public var sampleFactsSource: UInt32?
+    /// The file that holds the source track `sampleFactsSource` names (its movie, even when `data` is another source).
+    public var sampleFactsFile: ByteSource?
+    /// The samples are the source's with other bytes (flatten-stereo's base layers): sizes are not compared.
+    public var sampleSizesChanged = false
     /// Holds the sample bytes at the offsets `table` gives: the input file, or an encoder's output.
     public var data: ByteSource
     /// Media time scale, to interleave tracks by time.
@@ -58,6 +62,7 @@ public struct OutputTrack: Sendable {
             self.init(trak: track.box, table: track.sampleTable, data: movie.source, timescale: track.mediaHeader.timescale)
         }
         sampleFactsSource = track.id
+        sampleFactsFile = movie.source
         if let reason = track.fragments?.encryption {
             refusal = "\(reason); writing it into a progressive movie would need every auxiliary-information (saio) offset rewritten, which keeptrack does not do for fragments"
         } else if let reason = track.fragments?.refusals.first ?? groupRefusal {
