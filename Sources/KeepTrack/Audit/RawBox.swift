@@ -88,8 +88,8 @@ struct RawBox: Sendable {
 struct StblBoxes {
     var stsz, stz2, stts, ctts, stss, sdtp, stsc, stco, co64: RawBox?
 
-    init(_ stbl: RawBox) throws {
-        for child in try stbl.children() {
+    init(_ children: [RawBox]) {
+        for child in children {
             switch child.type {
             case "stsz": stsz = child
             case "stz2": stz2 = child
@@ -228,8 +228,9 @@ struct SampleGroupReader {
     var movieDescriptions: [RawBox]
     var isFragment: Bool
 
-    init(container: RawBox, movieDescriptions: [RawBox]?) throws {
-        for child in try container.children() {
+    /// `children`: a stbl's or a traf's boxes.
+    init(_ children: [RawBox], movieDescriptions: [RawBox]?) {
+        for child in children {
             if child.type == "sbgp" { mappings.append(child) }
             if child.type == "sgpd" { descriptions.append(child) }
         }

@@ -130,11 +130,12 @@ public struct SampleAccount: Sendable {
         guard let tkhd = try trak.child("tkhd") else { throw trak.fail("no tkhd") }
         var track = TrackAccount(id: try tkhd.u32(try tkhd.u8(0) == 1 ? 20 : 12))
         guard let stbl = try trak.child("mdia")?.child("minf")?.child("stbl") else { return track }
-        let table = try StblBoxes(stbl)
-        track.movieGroupDescriptions = try stbl.children().filter { $0.type == "sgpd" }
+        let boxes = try stbl.children()
+        let table = StblBoxes(boxes)
+        track.movieGroupDescriptions = boxes.filter { $0.type == "sgpd" }
         let count = try table.sampleCount()
         guard count > 0 else { return track }
-        let groups = try SampleGroupReader(container: stbl, movieDescriptions: nil).membership(count)
+        let groups = try SampleGroupReader(boxes, movieDescriptions: nil).membership(count)
         var merge = RunMerge(count: count)
         merge.add(try table.sizes(count))
         merge.add(try table.runs(table.stts, count: count))
@@ -156,7 +157,9 @@ public struct SampleAccount: Sendable {
 
     mutating func readFragment(_ moof: RawBox, fileSize: UInt64) throws {
         for traf in try moof.children() where traf.type == "traf" {
-            guard let tfhd = try traf.child("tfhd") else { throw traf.fail("no tfhd") }
+            // Parsed once: the lookups below all read this traf's children.
+            let boxes = try traf.children()
+            guard let tfhd = boxes.first(where: { $0.type == "tfhd" }) else { throw traf.fail("no tfhd") }
             let flags = try tfhd.u32(0) & 0xFFFFFF
             let id = try tfhd.u32(4)
             // Taken out while it grows: a copy left in the dictionary would make every append copy the runs.
@@ -173,20 +176,20 @@ public struct SampleAccount: Sendable {
             let defaultDuration = try next(0x8, bytes: 4).map(UInt32.init) ?? (try trex?.u32(12) ?? 0)
             let defaultSize = try next(0x10, bytes: 4).map(UInt32.init) ?? (try trex?.u32(16) ?? 0)
             let defaultFlags = try next(0x20, bytes: 4).map(UInt32.init) ?? (try trex?.u32(20) ?? 0)
-            if let tfdt = try traf.child("tfdt") {
+            if let tfdt = boxes.first(where: { $0.type == "tfdt" }) {
                 track.startNext(at: try tfdt.u8(0) == 1 ? try tfdt.u64(4) : UInt64(try tfdt.u32(4)))
             }
             let first = track.sampleCount
             var runs = 0
-            for trun in try traf.children() where trun.type == "trun" {
+            for trun in boxes where trun.type == "trun" {
                 runs += 1
                 try Self.readRun(trun, into: &track, defaults: (description, defaultDuration, defaultSize, defaultFlags), fileSize: fileSize)
             }
             if runs == 0, flags & 0x10000 != 0, defaultDuration > 0 { track.startNext(at: track.end &+ UInt64(defaultDuration)) }
             let added = track.sampleCount - first
             if added > 0 {
-                let sdtp = try traf.child("sdtp").map { Array($0.bytes.dropFirst(4).prefix(added)) } ?? []
-                let groups = try SampleGroupReader(container: traf, movieDescriptions: track.movieGroupDescriptions).membership(added)
+                let sdtp = boxes.first(where: { $0.type == "sdtp" }).map { Array($0.bytes.dropFirst(4).prefix(added)) } ?? []
+                let groups = try SampleGroupReader(boxes, movieDescriptions: track.movieGroupDescriptions).membership(added)
                 if !sdtp.isEmpty || groups.contains(where: { $0.value != nil }) {
                     let tail = track.removeLast(added)
                     var merge = RunMerge(count: added)
