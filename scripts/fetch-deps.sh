@@ -4,6 +4,9 @@
 #    used by the CFaceDetect target. `yuface/` and `yuface.libs/` are unpacked side by side because the
 #    library finds its OpenMP runtime through the RPATH $ORIGIN/../yuface.libs.
 #  - scikit-image 0.22.0: only its public-domain photograph skimage/data/astronaut.png, for tests.
+#  - imageio-ffmpeg 0.8.1: only its static FFmpeg 9.0.2 binary (.deps/ffmpeg9/ffmpeg), an independent
+#    decoder for tests where Debian's FFmpeg 5.1 falls short: it cuts an audio edit's end inside a packet
+#    (5.1 decodes the whole last packet) and it decodes both views of MV-HEVC (5.1 only the base view).
 # Every download is checked against a pinned sha256. Idempotent: does nothing when already in place.
 set -euo pipefail
 
@@ -16,12 +19,20 @@ YUFACE_WHEEL="yuface-2023.5.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x8
 YUFACE_SHA256="fd03270a672da75b89809a2c999d5728ef19c6e701408a4d0bc9c00480c864a0"
 SKIMAGE_WHEEL="scikit_image-0.22.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
 SKIMAGE_SHA256="c5c378db54e61b491b9edeefff87e49fcf7fdf729bb93c777d7a5f15d36f743e"
+FFMPEG9_WHEEL="imageio_ffmpeg-0.8.1-py3-none-manylinux_2_28_x86_64.whl"
+FFMPEG9_SHA256="050d6850601c3b3890bd2b28306f3b842b3daea390a561101174375a1c460bda"
+FFMPEG9_MEMBER="imageio_ffmpeg/binaries/ffmpeg-linux-x86_64-v9.0.2"
 ASTRONAUT_SHA256="88431cd9653ccd539741b555fb0a46b61558b301d4110412b5bc28b5e3ea6cb5"
 
-pip_download() { # requirement
-    local downloads="$deps/downloads"
+pip_download() { # requirement [platform options...]
+    local downloads="$deps/downloads" requirement="$1"
+    shift
     mkdir -p "$downloads"
-    python3 -m pip download --quiet --disable-pip-version-check "${wheel_platform[@]}" "$1" -d "$downloads"
+    if (($#)); then
+        python3 -m pip download --quiet --disable-pip-version-check --only-binary=:all: --no-deps "$@" "$requirement" -d "$downloads"
+    else
+        python3 -m pip download --quiet --disable-pip-version-check "${wheel_platform[@]}" "$requirement" -d "$downloads"
+    fi
 }
 
 verify() { # file sha256
@@ -70,4 +81,22 @@ if [ ! -f "$deps/testdata/.complete" ]; then
     verify "$deps/testdata/astronaut.png" "$ASTRONAUT_SHA256"
     rm -f "$deps/downloads/$SKIMAGE_WHEEL" # 14 MB; only the photograph is kept
     touch "$deps/testdata/.complete"
+fi
+
+if [ ! -f "$deps/ffmpeg9/.complete" ]; then
+    echo "setup: fetching a static FFmpeg 9.0.2 for tests (PyPI imageio-ffmpeg==0.8.1)"
+    # A py3-none wheel: the cp311 tags above do not match it.
+    pip_download "imageio-ffmpeg==0.8.1" --platform manylinux_2_28_x86_64
+    verify "$deps/downloads/$FFMPEG9_WHEEL" "$FFMPEG9_SHA256"
+    rm -rf "$deps/ffmpeg9" "$deps/ffmpeg9-unpack"
+    unzip_members "$deps/downloads/$FFMPEG9_WHEEL" "$deps/ffmpeg9-unpack" "$FFMPEG9_MEMBER" "imageio_ffmpeg-0.8.1.dist-info/licenses/LICENSE"
+    mkdir -p "$deps/ffmpeg9"
+    mv "$deps/ffmpeg9-unpack/$FFMPEG9_MEMBER" "$deps/ffmpeg9/ffmpeg"
+    mv "$deps/ffmpeg9-unpack/imageio_ffmpeg-0.8.1.dist-info/licenses/LICENSE" "$deps/ffmpeg9/LICENSE-imageio-ffmpeg"
+    rm -rf "$deps/ffmpeg9-unpack"
+    chmod +x "$deps/ffmpeg9/ffmpeg"
+    version="$("$deps/ffmpeg9/ffmpeg" -hide_banner -version)"
+    [[ "$version" == "ffmpeg version n9.0.2"* ]] || { echo "setup: unexpected ${version%%$'\n'*}" >&2; exit 1; }
+    rm -f "$deps/downloads/$FFMPEG9_WHEEL" # 68 MB; only the binary is kept
+    touch "$deps/ffmpeg9/.complete"
 fi

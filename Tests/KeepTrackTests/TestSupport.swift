@@ -117,3 +117,21 @@ final class ToolAnswers: @unchecked Sendable {
         return value
     }
 }
+
+/// The static FFmpeg 9.0.2 that `make setup` unpacks from the pinned imageio-ffmpeg wheel into
+/// `.deps/ffmpeg9`: an independent decoder where Debian's 5.1 falls short (an audio edit's end cut inside
+/// a packet; both views of MV-HEVC). Pass `NewerFFmpeg.path` to `runTool` and friends.
+enum NewerFFmpeg {
+    static let path: String = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".deps/ffmpeg9/ffmpeg").path
+    }()
+
+    /// The path, or a skip (a failure in CI) when setup has not fetched it.
+    static func require() throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw unavailable("the static FFmpeg 9.0.2 is not at \(path): run `make setup`")
+        }
+        return path
+    }
+}
