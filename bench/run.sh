@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark in bench/ (each prints a Markdown section) and updates BENCHMARKS.md: a
 # script's section lives between `<!-- begin bench/NAME.sh -->` and `<!-- end bench/NAME.sh -->`
-# and is replaced in place (appended when new); text outside the markers is kept as written.
+# and is replaced in place (appended when new); text outside the markers is kept as written. Then the
+# table of today's figures at the top is rebuilt from the sections (bench/summary.py).
 # Reproduce: make bench      (or one benchmark alone: make build && bench/remux.sh; or only some
 # sections updated: bench/run.sh bench/inspect.sh bench/hour.sh)
 set -euo pipefail
@@ -12,6 +13,7 @@ scripts=("$@")
 for script in "${scripts[@]}"; do
     [ "$script" = bench/run.sh ] && continue
     [ "$script" = bench/lib.sh ] && continue
+    [ "$script" = bench/summary.py ] && continue
     section=$(mktemp)
     {
         echo "<!-- begin $script -->"
@@ -35,3 +37,6 @@ PY
     rm -f "$section"
     echo "updated the $script section of BENCHMARKS.md"
 done
+# The table at the top, rebuilt from the sections just written.
+python3 bench/summary.py BENCHMARKS.md
+echo "updated the table of today's figures in BENCHMARKS.md"
