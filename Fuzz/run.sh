@@ -71,7 +71,7 @@ log="$out/fuzz.log"
 if [ "$jobs" -gt 1 ]; then
     # Each worker writes fuzz-N.log; libFuzzer's -jobs mode shares the corpus directory.
     # FUZZ_RELOAD: libFuzzer rereads the shared corpus folder every second by default; with a grown folder (tens of
-    # thousands of files) that listing was 9 % of each process (session 8's long run), so every 30 s instead.
+    # thousands of files) that listing was 9 % of each process (a long run on 2026-12-02), so every 30 s instead.
     (cd "$out" && "./$(basename "$binary")" corpus ../corpus ../seeds ../../Fuzz/corpus ../../Fuzz/seeds ../../Fuzz/regressions \
         -max_total_time="$mode" -jobs="$jobs" -workers="$jobs" -max_len=262144 -rss_limit_mb=2048 -timeout="$timeout" -entropic="$entropic" \
         -reload="${FUZZ_RELOAD:-30}" ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} -artifact_prefix=./ -print_final_stats=1 > "fuzz.log" 2>&1) || true

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Why: each kept picture was a fresh buffer from the default pool; on the 2-core VM the exception entries
 /// and the pool's memset cost about 5 % of a 1080p reframe beyond the kernel's own zeroing of the pages
-/// (perf, BENCHMARKS.md session 9). The kernel still supplies and zeroes every page once: that part is the
+/// (perf on a 1080p reframe, 2026-12-02). The kernel still supplies and zeroes every page once: that part is the
 /// price of keeping the frames at all. Pictures are never freed back into the arena (all are kept); once
 /// it is full the decoder falls back to its default pool.
 public final class PictureArena: @unchecked Sendable {

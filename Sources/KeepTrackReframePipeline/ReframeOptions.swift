@@ -23,7 +23,7 @@ public struct ReframeOptions: Sendable {
     public var reducedDetectionSize = 240
     /// The smallest face height (pixels of the reduced picture) YuNet finds there as reliably as in the full
     /// one: on the footage, every face at least 96 px tall in the 480 px picture was found again at 240
-    /// and at 160 px (40 of 40), faces of 64–96 px 58 of 62 times at 240 (BENCHMARKS.md, session 7).
+    /// and at 160 px (40 of 40), faces of 64–96 px 58 of 62 times at 240 (`bench/detection_sizes.py` on the footage, 2026-12-01).
     public static let reducedDetectionMinimumFace = 48.0
     /// Seconds between full-size detections at most while reduced ones are used.
     public static let fullDetectionInterval = 3.0
@@ -55,7 +55,7 @@ public struct ReframeOptions: Sendable {
     /// beside the encoder's threads. On the 2-core reference VM keeping won up to 960×540 and lost from 720p on
     /// for H.264 (wall time against ffmpeg's crop + encode: 1280×720 1.12× kept, 1.08× decoded twice; 1920×1080
     /// 1.23× and 1.15×), while HEVC, twice as costly to decode, won at 960×540 (1.09× against 1.22×) and
-    /// came out even at 1920×1080 (`bench/footage_ab.py`, BENCHMARKS.md session 14). Decoding twice also keeps
+    /// came out even at 1920×1080 (`bench/footage_ab.py`, 2026-12-03). Decoding twice also keeps
     /// a 10 s 1080p clip at 293 MiB peak instead of 1.1 GiB (the encoder's look-ahead and the queues, no longer every frame).
     public var retainedPictureLimit = 1280 * 720
     public var retainedPictureLimitHEVC = 1920 * 1080

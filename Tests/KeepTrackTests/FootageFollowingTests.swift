@@ -6,7 +6,7 @@ import KeepTrackFraming
 /// People on real footage that reframe once followed only partly (issue 12, "follow people, not only faces"),
 /// judged against positions read by eye from the frames (frame numbers in presentation order, from 0). Each
 /// test asserts that reframe does better than a plain centre crop and meets the camera operator's target
-/// given in its comment (both do since session 17; before, they asserted what reframe reached then).
+/// given in its comment (both do since 2026-12-03; before, they asserted what reframe reached then).
 final class FootageFollowingTests: XCTestCase {
     private func plannedPath(_ name: String) throws -> CropPath {
         let source = try PersonDetectorTests.footage(name)
@@ -21,7 +21,7 @@ final class FootageFollowingTests: XCTestCase {
     /// crop panned across it) a head in profile faces left, cut by the right edge; by eye, its nose tip at x 358,
     /// 297, 289, 334, 447, 562, 596, 571, 488, 439, 441 on frames 23, 29, …, 77 (every 6th) and 81; the visible
     /// head spans from the nose to the right edge. Expected: the cut found, and the visible head's centre inside
-    /// the crop on 80 % of those frames. Session 15: 4 of 11 (the crop rested at x 322–524 from frame 44 while the
+    /// the crop on 80 % of those frames. Before faces were followed on the luma grid (2026-12-03): 4 of 11 (the crop rested at x 322–524 from frame 44 while the
     /// head moved to the edge; YuNet finds the profile on all three looks of the shot, frames 20, 30 and 41, and the
     /// budget of a 202×360 output allows none until the cut at 82). Since the head is followed on the luma grid
     /// between looks (`FaceFollowing`): 11 of 11. Centre crop: 0 of 11.

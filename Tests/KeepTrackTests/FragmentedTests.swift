@@ -225,7 +225,7 @@ final class FragmentedTests: XCTestCase {
     func testNegativeOffsetsInMoovAndFragmentsMatchAProgressiveEncode() throws {
         let folder = TemporaryFolder()
         // One encode, muxed twice: two libx264 encodes of the same input are not always the same bytes (seen in
-        // session 9's CI, and with 16 ffmpeg processes at once: one of 16 encodes differed, its packet sizes equal).
+        // a CI run of 2026-12-02, and with 16 ffmpeg processes at once: one of 16 encodes differed, its packet sizes equal).
         let progressive = try Self.makeFlavour("progressive", ext: "mp4", arguments: [], in: folder)
         let fragmented = try Self.makeFlavour("neg-moov", ext: "mp4", arguments: ["-c", "copy", "-movflags", "frag_keyframe+negative_cts_offsets"],
                                               in: folder, inputs: ["-i", progressive])

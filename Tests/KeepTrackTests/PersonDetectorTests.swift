@@ -76,7 +76,7 @@ final class PersonDetectorTests: XCTestCase {
     /// and does not move. The detection budget of this small, slow clip pays for 5 detections in 30 s, none of
     /// which finds him; once nobody has been found for 2 s what moves stands in
     /// (`CameraPathPlanner.Settings.motionTakeoverSeconds`), and the crop follows him in and rests where he stops.
-    /// Before that (session 10's audit): whole in the crop on 0 of 71 frames, the crop left where the woman was.
+    /// Before that (an audit of 2026-12-02): whole in the crop on 0 of 71 frames, the crop left where the woman was.
     func testTheManWhoComesInWithHisBackToTheCameraIsFollowedToWhereHeStands() throws {
         let folder = TemporaryFolder()
         var options = ReframeOptions()
