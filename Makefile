@@ -5,7 +5,7 @@ BIN := .build/release/keeptrack
 FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 
-.PHONY: setup build demo test bench fuzz fuzz-smoke install uninstall clean
+.PHONY: setup build demo test bench docs fuzz fuzz-smoke install uninstall clean
 
 setup:
 	@scripts/setup.sh
@@ -42,6 +42,12 @@ test: setup
 
 bench: build
 	bench/run.sh
+
+# The generated head of each docs/commands/NAME.md (from the command table, as --help and the man page);
+# the hand-written rest of each page is kept. DocsTests fails when a page is out of date.
+docs: setup
+	$(SWIFT) build --product keeptrack-media
+	.build/debug/keeptrack-media --update-docs docs/commands
 
 # libFuzzer over the parser, track model, inspect, lint, the remux planner and the edits (Fuzz/run.sh;
 # FUZZ_ASAN=0 for long runs, FUZZ_JOBS=N processes).

@@ -23,6 +23,20 @@ public enum MediaCommandLine {
                 return ExitCode.cannotCreate
             }
         }
+        // `make docs`: the generated head of every docs/commands/NAME.md page.
+        if arguments.first == "--update-docs" {
+            guard arguments.count == 2 else {
+                console.error("usage: keeptrack-media --update-docs FOLDER")
+                return ExitCode.usage
+            }
+            do {
+                for path in try CommandPages.write(commands: commands, under: arguments[1]) { console.print("updated \(path)") }
+                return ExitCode.ok
+            } catch {
+                console.error("cannot write the command pages under \(arguments[1]): \(error.localizedDescription)")
+                return ExitCode.cannotCreate
+            }
+        }
         return KeepTrackCommandLine.run(arguments, console: console, commands: commands, listed: [])
     }
 }

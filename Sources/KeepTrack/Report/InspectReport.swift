@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `inspect` tells about a movie, for people (`text`) and for scripts (`json`).
-/// The JSON keys are documented in the README and kept stable.
+/// The JSON keys are documented in docs/commands/inspect.md and kept stable.
 public struct InspectReport: Sendable {
     public let movie: Movie
     public let name: String

@@ -8,7 +8,7 @@ public enum CompareCommand {
         arguments: "A B [A2 B2 ...]",
         minimumPositionals: 0,
         options: [
-            .flag(.json, "Print JSON (keys documented in the README)."),
+            .flag(.json, "Print JSON (keys documented on its page in docs/commands)."),
             .value(.digest, "sha256", "Also print each track's SHA-256 of its samples in decode order (hashes both files; several times slower)."),
             .flag(.levels, "Compare what a player hears instead: enabled-audio RMS of each pair A B side by side, B−A in dB."),
         ] + pairOptions(modeFlag: "--levels"),

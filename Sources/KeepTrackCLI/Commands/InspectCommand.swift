@@ -7,7 +7,7 @@ enum InspectCommand {
         summary: "Show every track: codec, true channels, enabled flag, alternate group, fallbacks.",
         arguments: "FILE...",
         minimumPositionals: 1,
-        options: [.flag(.json, "Print JSON (keys documented in the README): one object per file, an array for several files.")],
+        options: [.flag(.json, "Print JSON (keys documented on its page in docs/commands): one object per file, an array for several files.")],
         discussion: """
         Reads only the structure of each file (never the media data), so a 4 GiB file inspects as fast as a small one.
         Bytes of an mdat that no sample references are counted and reported ("mdat at 48: 61,234 of 62,000 bytes not

@@ -10,7 +10,7 @@ enum LevelsCommand {
         arguments: "FILE...",
         minimumPositionals: 0,
         options: [
-            .flag(.json, "Print JSON (keys documented in the README)."),
+            .flag(.json, "Print JSON (keys documented on its page in docs/commands)."),
             .flag(.compare, "Treat the files as pairs A B [A2 B2 ...]: compare the enabled-audio RMS of each pair."),
         ] + CompareCommand.pairOptions(modeFlag: "--compare"),
         discussion: """
