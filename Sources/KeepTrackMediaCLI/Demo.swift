@@ -31,7 +31,66 @@ enum Demo {
         try passthrough(sample, in: folder, console: console)
         console.print()
         try beforeAfter(in: folder, console: console)
+        console.print()
+        try changeTheVideo(in: folder, console: console)
         return ExitCode.ok
+    }
+
+    /// The jobs people come for: the video changed (cropped vertical, re-encoded), every audio track kept,
+    /// each followed by `compare` showing the audio tracks identical, flags and groups included.
+    static func changeTheVideo(in folder: URL, console: Console) throws {
+        console.print("== Change the video, keep everything else")
+        guard let photo = testPhotograph() else {
+            console.print("   (skipped: the scene needs the test photograph .deps/testdata/astronaut.png, fetched by `make setup`)")
+            return
+        }
+        let scene = folder.appendingPathComponent("scene.mov").path
+        console.print("   A 4 s 1080p scene rendered with ffmpeg: a person (a public-domain photograph) resting, walking")
+        console.print("   across and resting, with two AAC tracks in one alternate group (stereo on, a second one off).")
+        console.print()
+        guard show(["fixture", "scene:rest-walk-rest", scene, "--photo", photo, "--duration", "4"], console: console, in: folder) == ExitCode.ok else {
+            console.print("   (the rest skipped: ffmpeg could not render the scene)")
+            return
+        }
+        console.print()
+        console.print("-- reframe: horizontal to vertical 9:16, following the person; the contact sheet is vertical.png")
+        let vertical = folder.appendingPathComponent("vertical.mov").path
+        _ = show(["reframe", scene, vertical, "--preview", folder.appendingPathComponent("vertical.png").path], console: console, in: folder)
+        console.print()
+        _ = show(["compare", scene, vertical], console: console, in: folder)
+        try sayWhatDiffers(scene, vertical, console: console)
+        console.print()
+        console.print("-- transcode: the video re-encoded smaller, every other track byte for byte")
+        let smaller = folder.appendingPathComponent("smaller.mov").path
+        _ = show(["transcode", scene, smaller, "--crf", "30", "--preset", "veryfast"], console: console, in: folder)
+        console.print()
+        _ = show(["compare", scene, smaller], console: console, in: folder)
+        try sayWhatDiffers(scene, smaller, console: console)
+    }
+
+    /// What the comparison found, in one line: the tracks that differ and the audio tracks that do not.
+    static func sayWhatDiffers(_ a: String, _ b: String, console: Console) throws {
+        let source = try Movie.open(path: a)
+        let comparison = try MovieComparison(source, Movie.open(path: b))
+        let differing = Set(comparison.rows.map(\.id).filter { id in
+            comparison.differences.contains { $0.hasPrefix("track \(id):") || $0.hasPrefix("track \(id),") }
+        })
+        let audio = source.tracks.filter { $0.kind == .audio }
+        let keptAudio = audio.filter { !differing.contains($0.id) }.map { String($0.id) }
+        let changed = source.tracks.filter { differing.contains($0.id) }.map { "\($0.id) (\($0.kind.rawValue))" }
+        console.print("   Tracks that differ: \(changed.isEmpty ? "none" : changed.joined(separator: ", ")); audio tracks identical, flags and "
+            + "group included: \(keptAudio.count) of \(audio.count)\(keptAudio.isEmpty ? "" : " (" + keptAudio.joined(separator: ", ") + ")").")
+    }
+
+    /// The photograph the scenes use: beside the checkout's build (`make demo`), or in the current folder's `.deps`.
+    static func testPhotograph() -> String? {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        let candidates = [
+            executable.deletingLastPathComponent().appendingPathComponent("../../.deps/testdata/astronaut.png").standardized.path,
+            executable.deletingLastPathComponent().appendingPathComponent("../../../.deps/testdata/astronaut.png").standardized.path,
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".deps/testdata/astronaut.png").path,
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// Runs a command as a user would type it, inside `folder` so the output shows short names.

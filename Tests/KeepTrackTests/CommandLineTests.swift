@@ -44,14 +44,29 @@ final class CommandLineTests: XCTestCase {
         XCTAssertThrowsError(try ArgumentParser.parse(["--force=yes", "in"], for: spec))
     }
 
-    func testDemoRuns() {
-        let result = runCLI(["demo"])
+    func testDemoRuns() throws {
+        let folder = TemporaryFolder()
+        let result = runCLI(["demo", "--keep", folder.path("demo")])
         XCTAssertEqual(result.code, 0, result.error)
         XCTAssertTrue(result.out.contains("Alternate group 1"))
         XCTAssertTrue(result.out.contains("plays track 2"))
         // Before/after with real AAC: both enabled measures the coherent sum, +6.02 dB over the fixed file.
         XCTAssertTrue(result.out.contains("+6.02") && result.out.contains("ECHO RISK"), result.out)
         XCTAssertFalse(result.error.contains("[aac @"), "libavcodec logs stay quiet: \(result.error)")
+        // The main jobs: reframe and transcode of the rendered scene, each compared with it. What the demo
+        // says is checked by ffprobe: the audio packets of both outputs are the scene's, the video is not.
+        let kept = "Tracks that differ: 1 (video); audio tracks identical, flags and group included: 2 of 2 (2, 3)."
+        XCTAssertEqual(result.out.components(separatedBy: kept).count - 1, 2, result.out)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path("demo/vertical.png")))
+        let scene = try FFprobe.probe(folder.path("demo/scene.mov"))
+        for output in ["vertical.mov", "smaller.mov"] {
+            let probed = try FFprobe.probe(folder.path("demo/\(output)"))
+            XCTAssertEqual(probed.streams.count, scene.streams.count, output)
+            for (a, b) in zip(scene.streams, probed.streams) where a.codecType == "audio" {
+                FFprobe.assertSamePackets(a, b, output)
+            }
+            XCTAssertNotEqual(scene.streams[0].packets.map(\.hash), probed.streams[0].packets.map(\.hash), output)
+        }
     }
 
     /// The slim `keeptrack` lists the media commands by name and summary; they must match the real specs.
