@@ -248,4 +248,49 @@ final class ScrubTests: XCTestCase {
         XCTAssertEqual(second.code, 0, second.error)
         XCTAssertEqual(second.out.components(separatedBy: "holds nothing to remove").count - 1, 2, second.out)
     }
+
+    /// XMP written by exiftool (udta/XMP_ in .mov, the XMP uuid box in .mp4): the GPS properties become
+    /// whitespace, the rest of the packet (the title) stays and still parses.
+    func testXMPLocationPropertiesGoTheRestStays() throws {
+        let folder = TemporaryFolder()
+        for name in ["xmp.mov", "xmp.mp4"] {
+            let input = folder.path(name)
+            XCTAssertEqual(try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-t", "1",
+                                                            "-c:v", "mpeg4", input])).code, 0)
+            guard let tagged = runTool("exiftool", ["-q", "-overwrite_original", "-XMP-exif:GPSLatitude=12.3456", "-XMP-exif:GPSLongitude=65.4321",
+                                                    "-XMP-dc:Title=kept", input]) else { throw unavailable("exiftool not installed") }
+            XCTAssertEqual(tagged.code, 0)
+            XCTAssertFalse(try Self.exifLocationLines(input).isEmpty, "\(name): exiftool reads the XMP GPS")
+            let output = folder.path("scrubbed-" + name)
+            XCTAssertEqual(runCLI(["scrub", input, output]).code, 0)
+            XCTAssertEqual(try Self.exifLocationLines(output), [], name)
+            XCTAssertEqual(try XCTUnwrap(runTool("exiftool", ["-XMP-dc:Title", "-s3", output])).out.trimmingCharacters(in: .whitespacesAndNewlines), "kept")
+            XCTAssertFalse(try Self.contains(output, "GPSLatitude"), name)
+            try Self.assertOnlyPatchesDiffer(input, output, plan: try Scrub.plan(try Movie.open(path: input), selection: .location))
+        }
+    }
+
+    /// `inspect --json` lists each identifying item with its kind, box path, byte offset and removal.
+    func testInspectJSONListsWhereEachItemLives() throws {
+        let input = try RealFixtures.require(RealFixtures.iphone)
+        let result = runCLI(["inspect", "--json", input])
+        XCTAssertEqual(result.code, 0)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        let rows = try XCTUnwrap(object["identifying"] as? [[String: Any]])
+        func row(_ name: String, path: String) -> [String: Any]? {
+            rows.first { $0["name"] as? String == name && $0["path"] as? String == path }
+        }
+        let point = try XCTUnwrap(row("com.apple.quicktime.location.ISO6709", path: "moov/meta/ilst/0x00000003"))
+        XCTAssertEqual(point["offset"] as? Int, 2518044)
+        XCTAssertEqual(point["value"] as? String, "+48.4270-123.3603+025.813/")
+        XCTAssertEqual(point["removal"] as? String, "free box")
+        XCTAssertEqual(row("com.apple.quicktime.location.ISO6709 (stale copy)", path: "free")?["offset"] as? Int, 2518236)
+        XCTAssertNotNil(row("com.apple.quicktime.location.accuracy.horizontal", path: "moov/meta/ilst/0x00000001"))
+        XCTAssertEqual(row("com.apple.quicktime.model", path: "moov/meta/ilst/0x00000005")?["kind"] as? String, "device")
+        XCTAssertEqual(row("com.apple.quicktime.camera.lens_model", path: "moov/trak/meta/ilst/0x00000001")?["kind"] as? String, "device")
+        XCTAssertEqual(row("com.apple.quicktime.creationdate", path: "moov/meta/ilst/0x00000007")?["removal"] as? String, "kept")
+        XCTAssertEqual(rows.filter { $0["kind"] as? String == "face" }.map { $0["removal"] as? String }, ["drop track"])
+        let text = runCLI(["inspect", input]).out
+        XCTAssertTrue(text.contains("location  com.apple.quicktime.location.ISO6709: +48.4270-123.3603+025.813/  [moov/meta/ilst/0x00000003 at byte 2518044; free box]"), text)
+    }
 }
