@@ -293,4 +293,20 @@ final class ScrubTests: XCTestCase {
         let text = runCLI(["inspect", input]).out
         XCTAssertTrue(text.contains("location  com.apple.quicktime.location.ISO6709: +48.4270-123.3603+025.813/  [moov/meta/ilst/0x00000003 at byte 2518044; free box]"), text)
     }
+
+    /// Usage errors are 64, a missing input 66, an existing output 73 without --force; nothing is written.
+    func testBadInvocationsWriteNothing() throws {
+        let input = try RealFixtures.require(RealFixtures.iphone)
+        let folder = TemporaryFolder()
+        XCTAssertEqual(runCLI(["scrub", input]).code, 64, "IN alone")
+        XCTAssertEqual(runCLI(["scrub", input, "--in-place", "--out-dir", folder.path("o")]).code, 64)
+        XCTAssertEqual(runCLI(["scrub", folder.path("missing.mov"), folder.path("out.mov")]).code, 66)
+        let existing = folder.path("exists.mov")
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: existing))
+        let refused = runCLI(["scrub", input, existing])
+        XCTAssertEqual(refused.code, 73, refused.error)
+        XCTAssertEqual(try fileBytes(existing), Data("keep".utf8))
+        XCTAssertEqual(runCLI(["scrub", input, existing, "--force"]).code, 0)
+        XCTAssertEqual(try Self.exifLocationLines(existing), [])
+    }
 }

@@ -63,16 +63,15 @@ public enum PrivacyItems {
         if let mvhd = (try? MovieHeaderBoxDate.creation(movie.moov)) ?? nil {
             items.append(PrivacyItem(kind: .date, name: "mvhd creation time", value: mvhd.text, path: "moov/mvhd", offset: mvhd.offset, removal: .kept))
         }
-        for (index, box) in movie.boxes.enumerated() {
-            let path = box.type.description
+        for box in movie.boxes {
             if box.type == "moov" {
                 walk(box, path: "moov", source: source, into: &items)
             } else if isFreeSpace(box.type) {
-                items += staleCopies(in: box, path: path, source: source)
+                items += staleCopies(in: box, path: box.type.description, source: source)
             } else if box.type == "uuid" || box.type == "udta" || box.type == "meta" {
+                // Top-level metadata boxes, walked as the children of a file root.
                 walk(Box(type: "root", children: [box]), path: "", source: source, into: &items)
             }
-            _ = index
         }
         for track in movie.tracks {
             if let item = timedMetadataItem(track) { items.append(item) }
@@ -155,8 +154,13 @@ public enum PrivacyItems {
         return printable(payload)
     }
 
+    /// Text as text; binary values (GoPro's `CAME` hash) as hex.
     static func printable(_ bytes: [UInt8]) -> String {
-        let text = String(decoding: bytes.prefix(200), as: UTF8.self).filter { !$0.isASCII || ($0.asciiValue! >= 0x20 && $0.asciiValue! < 0x7F) }
+        let shown = bytes.prefix(200)
+        let trimmed = shown.reversed().drop { $0 == 0 }.reversed()
+        guard let text = String(bytes: trimmed, encoding: .utf8), !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+            return FieldDumper.hex(Array(shown))
+        }
         return text.trimmingCharacters(in: .whitespaces)
     }
 
