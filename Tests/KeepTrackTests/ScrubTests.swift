@@ -309,4 +309,38 @@ final class ScrubTests: XCTestCase {
         XCTAssertEqual(runCLI(["scrub", input, existing, "--force"]).code, 0)
         XCTAssertEqual(try Self.exifLocationLines(existing), [])
     }
+
+    /// The stale-copy scanner reads bytes nobody validated: the real recording with its trailing free box
+    /// damaged at random (sizes, counts, key indexes) must give items or nothing, never a crash, and every
+    /// planned patch must lie inside the file.
+    func testDamagedFreeBoxCopiesAreReadSafely() throws {
+        let input = try RealFixtures.require(RealFixtures.iphone)
+        let original = [UInt8](try fileBytes(input))
+        let free = 2518236..<original.count
+        var generator = SeededGenerator(seed: 33)
+        for round in 0..<200 {
+            var bytes = original
+            for _ in 0..<(1 + round % 12) {
+                let position = Int.random(in: free.lowerBound + 8..<free.upperBound, using: &generator)
+                bytes[position] = round % 3 == 0 ? 0xFF : UInt8.random(in: 0...255, using: &generator)
+            }
+            let movie = try Movie(source: MemoryByteSource(bytes))
+            _ = PrivacyItems.find(in: movie)
+            guard let plan = try? Scrub.plan(movie, selection: .all) else { continue }
+            for patch in plan.patches { XCTAssertLessThanOrEqual(Int(patch.offset) + patch.new.count, bytes.count, "round \(round)") }
+        }
+    }
+}
+
+/// A repeatable random sequence (SplitMix64), so a failing round replays.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
