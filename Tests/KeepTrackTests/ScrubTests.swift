@@ -108,6 +108,23 @@ final class ScrubTests: XCTestCase {
         XCTAssertTrue(again.out.contains("nothing to remove"), again.out)
     }
 
+    /// A track to remove cannot go in place: `--in-place` replaces the input with a rewritten movie in one
+    /// rename (the GoPro's GPS telemetry), and says so.
+    func testInPlaceWithATrackToRemoveReplacesTheInput() throws {
+        let input = try RealFixtures.require(Self.goPro)
+        let folder = TemporaryFolder()
+        let path = folder.path("gopro.mp4")
+        try FileManager.default.copyItem(atPath: input, toPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let result = runCLI(["scrub", "--in-place", path, "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertTrue(result.out.contains("rewritten"), result.out)
+        XCTAssertEqual(try Self.exifLocationLines(path), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path), ["gopro.mp4"], "no temporary left")
+        let gps = Set(try Movie.open(path: input).tracks.filter { $0.format == "gpmd" }.map(\.id))
+        try Self.assertKeptStreamsIdentical(input, path, dropped: gps, overwritten: Set(try Movie.open(path: input).tracks.filter { $0.format == "fdsc" }.map(\.id)))
+    }
+
     /// Interruption simulated at every write step: each prefix of the in-place writes leaves a movie
     /// that keeptrack and ffprobe read, where each location item reads as its old value or is gone.
     func testEveryPrefixOfInPlaceWritesIsReadable() throws {
