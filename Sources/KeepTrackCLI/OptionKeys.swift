@@ -9,9 +9,12 @@ public struct OptionKey<Value>: Sendable, Hashable {
 
 /// Flags.
 extension OptionKey<Bool> {
+    public static var all: Self { Self("all") }
     public static var allEntries: Self { Self("all-entries") }
     public static var allowSilence: Self { Self("allow-silence") }
     public static var compare: Self { Self("compare") }
+    public static var device: Self { Self("device") }
+    public static var faces: Self { Self("faces") }
     public static var flattenStereo: Self { Self("flatten-stereo") }
     public static var force: Self { Self("force") }
     public static var help: Self { Self("help") }
@@ -20,6 +23,7 @@ extension OptionKey<Bool> {
     public static var json: Self { Self("json") }
     public static var keyframe: Self { Self("keyframe") }
     public static var levels: Self { Self("levels") }
+    public static var location: Self { Self("location") }
     public static var moovLast: Self { Self("moov-last") }
     public static var noVerify: Self { Self("no-verify") }
     public static var planOnly: Self { Self("plan-only") }

@@ -32,6 +32,7 @@ public struct InspectReport: Sendable {
             ])
         })))
         pairs.append(("metadata", .object(movie.metadata.map { ($0.key, .string($0.value)) })))
+        pairs.append(("identifying", .array(PrivacyItems.find(in: movie).map(\.json))))
         let account = MediaDataAccount(movie: movie)
         pairs.append(("warnings", .array(movie.tolerated.map { tolerance in
             .object([("rule", .string(LintRule.rule(for: tolerance.kind).id)), ("path", .string(tolerance.path)),
@@ -151,7 +152,20 @@ public struct InspectReport: Sendable {
             let width = movie.metadata.map(\.key.count).max() ?? 0
             for item in movie.metadata { lines.append("  \(item.key.rightPadded(to: width))  \(item.value)") }
         }
+        lines.append(contentsOf: identifyingLines)
         return lines.joined(separator: "\n")
+    }
+
+    /// What tells where, who, with what and when, with the box and offset of each (what `scrub` removes).
+    var identifyingLines: [String] {
+        let items = PrivacyItems.find(in: movie)
+        guard !items.isEmpty else { return [] }
+        var lines = ["", "Identifying (kind, what, where; how scrub removes it)"]
+        for item in items {
+            let value = item.value.count > 60 ? String(item.value.prefix(57)) + "..." : item.value
+            lines.append("  \(item.kind.rawValue.rightPadded(to: 8))  \(item.name): \(value)  [\(item.path) at byte \(item.offset); \(item.removalText)]")
+        }
+        return lines
     }
 
     func details(_ track: Track) -> String {

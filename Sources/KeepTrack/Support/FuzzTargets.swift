@@ -32,6 +32,9 @@ enum FuzzTargets {
         case repair
         /// The independent per-sample reading the write verification and compare make, on any bytes.
         case sampleAccount
+        /// scrub: the identifying items (stale copies in free space, XMP, GPMF, fdsc), the patches, the
+        /// movie read through them and, when a track goes, laid out.
+        case scrub
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -65,11 +68,21 @@ enum FuzzTargets {
                 _ = oddSizes
             }
             if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
+            if runs(.scrub) { unexpected += [attempt { try exerciseScrub(movie) }].compactMap { $0 } }
             unexpected += exerciseEdits(movie, only: only)
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
         if runs(.sampleAccount) { unexpected += [attempt { _ = try SampleAccount(source: MemoryByteSource(bytes)) }].compactMap { $0 } }
         return unexpected + [parseError].compactMap { $0 }
+    }
+
+    static func exerciseScrub(_ movie: Movie) throws {
+        let plan = try Scrub.plan(movie, selection: .all)
+        let patched = try Movie(source: Scrub.patchedSource(movie, plan))
+        guard plan.needsRewrite else { return }
+        var edit = MovieEdit(patched)
+        try edit.removeTracks(plan.droppedTracks, reason: "fuzz")
+        try layOut(edit.writer())
     }
 
     /// The repair path runs only where the reader refuses a file, so the parse above never reaches it.
