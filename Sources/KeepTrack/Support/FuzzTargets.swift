@@ -49,6 +49,7 @@ enum FuzzTargets {
     }
 
     static func exercise(_ bytes: [UInt8], only: Target?) -> [any Error] {
+        if isAPACConfigurationBox(bytes) { return [attempt { try exerciseAPACConfiguration(bytes) }].compactMap { $0 } }
         var unexpected: [any Error] = []
         func runs(_ target: Target) -> Bool { only == nil || only == target }
         let parseError = attempt {
@@ -70,6 +71,16 @@ enum FuzzTargets {
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
         if runs(.sampleAccount) { unexpected += [attempt { _ = try SampleAccount(source: MemoryByteSource(bytes)) }].compactMap { $0 } }
         return unexpected + [parseError].compactMap { $0 }
+    }
+
+    /// A bare `dapa` box (seed: Fuzz/seeds/dapa-hoa.bin) goes to the APAC configuration walk alone:
+    /// inside a movie its bytes are reached only through a valid apac sample entry.
+    static func isAPACConfigurationBox(_ bytes: [UInt8]) -> Bool { bytes.count >= 8 && Array(bytes[4..<8]) == Array("dapa".utf8) }
+
+    static func exerciseAPACConfiguration(_ bytes: [UInt8]) throws {
+        let configuration = try APACConfiguration(dapaPayload: Array(bytes[8...]))
+        for finding in APACConfigurationLint.findings(configuration) { _ = finding.message }
+        _ = InspectReport.apacJSON(configuration).rendered()
     }
 
     /// The repair path runs only where the reader refuses a file, so the parse above never reaches it.
