@@ -34,6 +34,7 @@ public enum KeepTrackCommandLine {
         CommandSummary("levels", "Decode the audio and measure RMS, peak and loudness per track and for what a player plays."),
         CommandSummary("reframe", "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched."),
         CommandSummary("transcode", "Re-encode the video (smaller, H.264 for the web, HEVC keeping HDR); every other track, and the metadata, pass through untouched."),
+        CommandSummary("repair", "Rebuild an interrupted recording (media data, no moov) from a healthy reference recording of the same device and settings."),
         CommandSummary("demo", "Write a synthetic iPhone-layout sample to a temporary folder and show what keeptrack sees."),
     ]
 

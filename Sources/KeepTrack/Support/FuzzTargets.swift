@@ -32,6 +32,8 @@ enum FuzzTargets {
         case repair
         /// The independent per-sample reading the write verification and compare make, on any bytes.
         case sampleAccount
+        /// `repair`'s walk of media data without a moov, the movie's own tracks as the reference.
+        case recordingRepair
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -66,6 +68,7 @@ enum FuzzTargets {
                 _ = oddSizes
             }
             if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
+            if runs(.recordingRepair) { unexpected += [attempt { try exerciseRecordingRepair(bytes, movie: movie) }].compactMap { $0 } }
             unexpected += exerciseEdits(movie, only: only)
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
@@ -81,6 +84,23 @@ enum FuzzTargets {
         let configuration = try APACConfiguration(dapaPayload: Array(bytes[8...]))
         for finding in APACConfigurationLint.findings(configuration) { _ = finding.message }
         _ = InspectReport.apacJSON(configuration).rendered()
+    }
+
+    /// The input's media data walked as an interrupted recording (its moov renamed `free`), the movie itself
+    /// the reference; no AAC decoder here (the codec layer's), so AAC tracks find nothing.
+    static func exerciseRecordingRepair(_ bytes: [UInt8], movie: Movie) throws {
+        var broken = bytes
+        let moov = Int(movie.moov.offset)
+        broken.replaceSubrange((moov + 4)..<(moov + 8), with: Array("free".utf8))
+        let reference = try RecordingReference(movie: movie)
+        let walk = try RecordingRepair(broken: MemoryByteSource(broken), reference: reference) { _, _ in nil }
+        for shape in reference.tracks {
+            let recovered = RecoveredTrack(shape: shape, runs: walk.samples(of: shape.id))
+            guard recovered.count > 0 else { continue }
+            var writer = MovieWriter(passingThrough: movie)
+            writer.tracks = [try recovered.outputTrack(source: MemoryByteSource(broken), movieTimescale: movie.header.timescale)]
+            try layOut(writer)
+        }
     }
 
     /// The repair path runs only where the reader refuses a file, so the parse above never reaches it.
