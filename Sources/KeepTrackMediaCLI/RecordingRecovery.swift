@@ -41,12 +41,18 @@ struct RecordingRecovery {
             var ranks: [Int]?
             switch shape.syntax {
             case .avc, .hevc, .aac:
-                let outcome = try RecoveredSampleCheck.decode(recovered, source: source)
-                recovered.keepFirst(outcome.decodedCount)
-                result.failure = outcome.failure
-                result.heldBack = outcome.heldBack
-                ranks = outcome.presentationRanks
-                result.check = "decoded by libavcodec"
+                do {
+                    let outcome = try RecoveredSampleCheck.decode(recovered, source: source)
+                    recovered.keepFirst(outcome.decodedCount)
+                    result.failure = outcome.failure
+                    result.heldBack = outcome.heldBack
+                    ranks = outcome.presentationRanks
+                    result.check = "decoded by libavcodec"
+                } catch let error as CodecError {
+                    // No decoder here: nothing is written unchecked.
+                    recovered.keepFirst(0)
+                    result.check = "not written: \(error.description)"
+                }
             case .keyedMetadata:
                 result.check = "placed by their item structure and the constant size of the reference's samples (not decodable)"
             case .opaque:
