@@ -61,9 +61,12 @@ public enum RecoveredSampleCheck {
         public var presentationRanks: [Int]?
         /// Video samples that decode but were left out: their presentation time depends on pictures not recovered.
         public var heldBack = 0
+        /// Video: the decoder's reorder delay in pictures (how far decode order runs ahead of presentation).
+        public var reorderDelay = 0
     }
 
-    /// Decodes the recovered samples in order with a fresh decoder for the reference track. A picture the
+    /// Decodes the recovered samples in order with a fresh decoder for the reference track. Video that fails
+    /// to decode ends at the sync sample before the failure. A picture the
     /// decoder gives out only when the stream ends (flushed) may belong after pictures that were never
     /// recovered (B-frames cut off with the data): its presentation time is unknown, so video keeps only the
     /// samples decoded before the first such picture. Every picture given out earlier has its exact place:
@@ -86,6 +89,11 @@ public enum RecoveredSampleCheck {
                 decoded = index + 1
             } catch {
                 failure = "sample \(index + 1) (\(bytes.count) bytes at byte \(recovered.offsets[index])) does not decode: \(error)"
+                if recovered.shape.track.kind == .video {
+                    // Its group of pictures is not trusted either: parameter sets of other settings (a wrong
+                    // reference) decode a picture or two into garbage before one fails.
+                    decoded = recovered.syncs[..<index].lastIndex(of: true) ?? 0
+                }
                 break
             }
         }
@@ -97,6 +105,6 @@ public enum RecoveredSampleCheck {
         var rank = [Int](repeating: -1, count: kept)
         for (position, index) in shown.enumerated() where index >= 0 && index < kept { rank[index] = position }
         return Outcome(decodedCount: kept, failure: failure, presentationRanks: rank.contains(-1) ? nil : rank,
-                       heldBack: decoded - kept)
+                       heldBack: decoded - kept, reorderDelay: Int(decoder.codecContext.pointee.has_b_frames))
     }
 }

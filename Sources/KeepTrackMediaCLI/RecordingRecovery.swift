@@ -39,6 +39,7 @@ struct RecordingRecovery {
             var result = TrackResult(id: shape.id, format: shape.track.format?.description ?? "?", found: recovered.count, written: 0,
                                      check: "", unplacedBytes: unplacedBytes)
             var ranks: [Int]?
+            var reorderDelay = 0
             switch shape.syntax {
             case .avc, .hevc, .aac:
                 do {
@@ -47,6 +48,7 @@ struct RecordingRecovery {
                     result.failure = outcome.failure
                     result.heldBack = outcome.heldBack
                     ranks = outcome.presentationRanks
+                    reorderDelay = outcome.reorderDelay
                     result.check = "decoded by libavcodec"
                 } catch let error as CodecError {
                     // No decoder here: nothing is written unchecked.
@@ -63,7 +65,7 @@ struct RecordingRecovery {
             result.written = recovered.count
             tracks.append(result)
             if recovered.count > 0 {
-                outputs.append(try recovered.outputTrack(source: source, movieTimescale: reference.movie.header.timescale, presentationRanks: ranks))
+                outputs.append(try recovered.outputTrack(source: source, movieTimescale: reference.movie.header.timescale, presentationRanks: ranks, reorderDelay: reorderDelay))
             }
         }
         guard !outputs.isEmpty else {

@@ -85,7 +85,7 @@ final class RepairTests: XCTestCase {
         let folder = TemporaryFolder()
         let (source, reference) = try makeRecording(in: folder, video: ["-c:v", "libx264", "-preset", "veryfast", "-g", "25", "-pix_fmt", "yuv420p"], name: "h264.mp4")
         let (start, moov) = try mediaDataExtent(source)
-        for fraction in [0.2, 0.55, 0.9] {
+        for fraction in [0.1, 0.2, 0.55, 0.9] {
             let cut = start + Int(Double(moov - start) * fraction)
             try repairAndCompare(source: source, reference: reference, cut: cut, tracks: [1, 2], folder: folder, name: "\(fraction).mp4")
         }
@@ -129,6 +129,34 @@ final class RepairTests: XCTestCase {
             let repaired = try FFprobe.probe(folder.path("repaired-\(cut).mov"), packets: false)
             XCTAssertNil(repaired.stream(track: 3), "no APAC track is written from guessed samples")
         }
+    }
+
+    /// A reference of other settings (High 4:4:4 against the recording's 4:2:0): its parameter sets decode
+    /// two pictures into garbage without an error, then fail on the third; the group of pictures of a failure
+    /// is not kept, so no video is written and the report names the sample; the AAC is still recovered exactly.
+    func testReferenceOfOtherSettingsWritesNoUncheckedVideo() throws {
+        let folder = TemporaryFolder()
+        let (source, _) = try makeRecording(in: folder, video: ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"], name: "s.mp4")
+        let other = folder.path("other.mp4")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=2", "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=48000:duration=2",
+                    "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv444p", "-c:a", "aac", "-b:a", "96k", "-ac", "2", other])
+        let (start, moov) = try mediaDataExtent(source)
+        let broken = folder.path("broken.mp4")
+        try cutCopy(source, at: (start + moov) / 2, to: broken)
+        let result = runCLI(["repair", broken, "--reference", other, folder.path("out.mp4"), "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        let tracks = try XCTUnwrap(report["tracks"] as? [[String: Any]])
+        let video = try XCTUnwrap(tracks.first { $0["format"] as? String == "avc1" })
+        XCTAssertEqual(video["written"] as? Int, 0, "\(video)")
+        XCTAssertTrue((video["stopped"] as? String)?.contains("does not decode") == true, "\(video)")
+        let audio = try XCTUnwrap(tracks.first { $0["format"] as? String == "mp4a" })
+        XCTAssertGreaterThan(audio["written"] as? Int ?? 0, 20, "\(audio)")
+        let repaired = try FFprobe.probe(folder.path("out.mp4"))
+        XCTAssertNil(repaired.stream(track: 1))
+        let expected = try XCTUnwrap(FFprobe.probe(source).stream(track: 2)).packets
+        let got = try XCTUnwrap(repaired.stream(track: 2)).packets
+        XCTAssertEqual(got.map(\.hash), Array(expected.prefix(got.count)).map(\.hash))
     }
 
     func testRefusals() throws {

@@ -35,13 +35,15 @@ public struct RecoveredTrack: Sendable {
     /// sample's place in presentation order (a video decoder's output order, with gaps where pictures
     /// were left out), for composition offsets;
     /// the edit starts at the first picture shown (or where the reference's audio edit starts: priming).
-    public func outputTrack(source: ByteSource, movieTimescale: UInt32, presentationRanks: [Int]? = nil) throws -> OutputTrack {
+    /// `reorderDelay`: the decoder's delay in pictures, the least the decode times run ahead (a few pictures
+    /// kept need not show all of it).
+    public func outputTrack(source: ByteSource, movieTimescale: UInt32, presentationRanks: [Int]? = nil, reorderDelay: Int = 0) throws -> OutputTrack {
         let delta = UInt64(shape.sampleDelta)
         var compositionOffsets: [UInt32] = []
         var mediaTime: Int64 = shape.track.editList?.entries.first { $0.mediaTime >= 0 }?.mediaTime ?? 0
-        if let ranks = presentationRanks, ranks.count == count, ranks.enumerated().contains(where: { $0.offset != $0.element }) {
+        if let ranks = presentationRanks, ranks.count == count, reorderDelay > 0 || ranks.enumerated().contains(where: { $0.offset != $0.element }) {
             // Ranks may skip places (pictures shown before a kept one that were left out): times stay absolute.
-            let delay = ranks.enumerated().map { $0.offset - $0.element }.max() ?? 0
+            let delay = max(ranks.enumerated().map { $0.offset - $0.element }.max() ?? 0, reorderDelay)
             for (index, rank) in ranks.enumerated() {
                 let offset = UInt32(clamping: (rank + delay - index).multipliedReportingOverflow(by: Int(delta)).partialValue)
                 if compositionOffsets.count >= 2, compositionOffsets[compositionOffsets.count - 1] == offset {
