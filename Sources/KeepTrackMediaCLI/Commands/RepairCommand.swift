@@ -20,7 +20,8 @@ enum RepairCommand {
         chunk follows which. Walking the media data: H.264/HEVC access units are found by their length-prefixed
         NAL units, AAC frames by decoding (libavcodec: the shortest length whose frame decodes with the
         reference's channels), Apple's constant-size timed metadata (mebx) by its item structure. Every recovered
-        video and AAC sample is then decoded in order; the first that does not decode ends its track. Composition
+        video and AAC sample is then decoded in order; the first that does not decode ends its track (video at the
+        sync sample before it: other settings' parameter sets decode a picture or two into garbage). Composition
         offsets come from the decoder's picture order; the last pictures, which the decoder gives out only at the
         end of the stream (they are shown after B-frames that were cut off), are left out and counted.
         APAC (and any other track whose samples carry no length and that no decoder here reads) is located by the
