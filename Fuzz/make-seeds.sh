@@ -72,4 +72,17 @@ ffmpeg -v error -nostdin -y -f lavfi -i "testsrc=size=32x32:rate=10:duration=0.1
 for variant in iphone spatial-first both-enabled no-fall moov-first co64 mp4 lpcm-spatial audio-only five-channel; do
     "$KT" fixture "$variant" "$seeds/kt-$variant" --duration 0.1 --video-frame-bytes 16 --force >/dev/null
 done
+# A bare dapa box (FuzzTargets.exerciseAPACConfiguration): a made-up first-order HOA configuration, G=4,
+# layout tag 0x00BE0004, remapping present (1 0 3 2), written field by field to the grammar the walk reads.
+python3 - "$seeds/dapa-hoa.bin" <<'PY'
+import sys
+fields = [(0x0800, 16), (0, 6), (0, 4), (0, 1), (3, 6), (0, 6), (4, 8), (0, 8), (0, 1), (1, 3),  # global, G=4, one component
+          (0, 8), (2, 3), (1, 1), (0, 1), (0, 1), (0, 3), (0, 1), (0, 6), (1, 4), (0, 4), (3, 2),  # HOA, order 1, 4 ambient
+          (0, 1), (0, 1), (4, 5), (0, 3), (0, 3), (0, 3), (0, 3), (0, 1), (0x00BE, 16), (4, 16),   # 4 mono elements, layout
+          (1, 1), (1, 2), (0, 2), (3, 2), (2, 2)]                                                 # remapping
+bits = "".join(format(value, "0%db" % width) for value, width in fields)
+bits += "0" * (-len(bits) % 8)
+payload = bytes(4) + int(bits, 2).to_bytes(len(bits) // 8, "big")
+open(sys.argv[1], "wb").write((len(payload) + 8).to_bytes(4, "big") + b"dapa" + payload)
+PY
 ls -l "$seeds" | awk 'NR > 1 { total += $5; n++ } END { print n " seeds, " total " bytes" }'

@@ -35,6 +35,7 @@ public enum KeepTrackCommandLine {
         CommandSummary("levels", "Decode the audio and measure RMS, peak and loudness per track and for what a player plays."),
         CommandSummary("reframe", "Crop a horizontal video to vertical (9:16) following the person in it; every audio track passes through untouched."),
         CommandSummary("transcode", "Re-encode the video (smaller, H.264 for the web, HEVC keeping HDR); every other track, and the metadata, pass through untouched."),
+        CommandSummary("repair", "Rebuild an interrupted recording (media data, no moov) from a healthy reference recording of the same device and settings."),
         CommandSummary("demo", "Show the main jobs on embedded samples: inspect, remux, lint, fix and levels on an iPhone-layout movie, then reframe and transcode a rendered scene."),
     ]
 

@@ -56,6 +56,7 @@ extension OptionKey<String> {
     public static var planOut: Self { Self("plan-out") }
     public static var prefer: Self { Self("prefer") }
     public static var proresProfile: Self { Self("prores-profile") }
+    public static var reference: Self { Self("reference") }
     public static var preset: Self { Self("preset") }
     public static var preview: Self { Self("preview") }
     public static var report: Self { Self("report") }

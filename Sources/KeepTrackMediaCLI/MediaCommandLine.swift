@@ -6,7 +6,7 @@ import KeepTrackCLI
 public enum MediaCommandLine {
     public static let commands: [CommandSpec] = KeepTrackCommandLine.coreCommands.map { command in
         command.name == CompareCommand.spec.name ? CompareCommand.spec(levels: LevelsCommand.compare) : command
-    } + [LevelsCommand.spec, ReframeCommand.spec, TranscodeCommand.spec, DemoCommand.spec]
+    } + [LevelsCommand.spec, ReframeCommand.spec, TranscodeCommand.spec, RepairCommand.spec, DemoCommand.spec]
 
     public static func run(_ arguments: [String], console: Console = .standard()) -> Int32 {
         // Build tooling for `make install`, not a user command: the man page and completions of every command.

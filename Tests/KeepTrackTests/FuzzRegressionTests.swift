@@ -71,9 +71,10 @@ final class FuzzRegressionTests: XCTestCase {
                 repaired.append(file.lastPathComponent)
             }
         }
-        // Annex B seeds (annexb.h264/.hevc) are the parameter-set parser's input, not movies.
-        let movieSeeds = seeds.filter { !$0.lastPathComponent.hasPrefix("annexb.") }
-        XCTAssertEqual(seeds.count - movieSeeds.count, 2, "an H.264 and an HEVC Annex B seed")
+        // Annex B seeds (annexb.h264/.hevc) are the parameter-set parser's input, the dapa seed the APAC
+        // configuration walk's (dapa-hoa.bin): not movies.
+        let movieSeeds = seeds.filter { !$0.lastPathComponent.hasPrefix("annexb.") && !$0.lastPathComponent.hasPrefix("dapa-") }
+        XCTAssertEqual(seeds.count - movieSeeds.count, 3, "an H.264 and an HEVC Annex B seed, a dapa seed")
         // The stale-fragment seeds (Fuzz/make-seeds.sh) reach the repair target, not the edits.
         XCTAssertEqual(repaired.sorted(), ["ff-global-sidx.mp4", "tagged-atomicparsley-frag.mp4", "tagged-mutagen-frag.mp4"])
         XCTAssertEqual(parsed + repaired.count, movieSeeds.count, "every movie seed is a valid movie or one its repair reads")

@@ -35,6 +35,10 @@ public struct LintRule: Sendable, Equatable {
         explanation: "The fragment index (mfra/tfra) points where the fragments were before a tool moved them (mutagen and AtomicParsley move fragments without updating it): players that seek with it land elsewhere. The samples read right; `fix` rewrites the entries.")
     public static let secondLayerUndescribed = LintRule(id: "stereo-layer-undescribed", severity: .warning,
         explanation: "HEVC samples carry a second view (NAL units of layer 1) whose description is gone (no lhvC, its parameter sets neither in hvcC nor in the sample): spatial video whose samples a tool copied without their description (ffmpeg -c copy does). Players show the base view; the rest is dead weight. `flatten-stereo` removes it without re-encoding.")
+    public static let apacConfigHostile = LintRule(id: "apac-config-hostile", severity: .error,
+        explanation: "An APAC track's dapa configuration is shaped like the CVE-2025-31200 attack on Apple's decoder (CoreAudio before iOS 18.4.1 / macOS 15.4.1): a HOA layout of more channels than the stream has, or a channel remapping array the configuration cannot hold or that points outside the decoded channels. Do not serve the file to Apple devices; `strip-spatial` removes the track.")
+    public static let apacConfigInconsistent = LintRule(id: "apac-config-inconsistent", severity: .warning,
+        explanation: "An APAC track's dapa configuration disagrees with itself (a HOA layout that is not (order+1)² channels, more than 16 channels, or fields that run past its bytes): no recording device writes this.")
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
@@ -54,7 +58,8 @@ public struct LintRule: Sendable, Equatable {
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
                                          danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing,
-                                         unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, malformed]
+                                         unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, apacConfigHostile,
+                                         apacConfigInconsistent, malformed]
 }
 
 /// One problem found in one movie.

@@ -58,6 +58,7 @@ public enum Linter {
                     message: "track \(track.id): its first sample carries \(units) NAL unit(s) of a second HEVC layer that no lhvC describes (a stereo view copied without its description); flatten-stereo removes them"))
             }
         }
+        for track in movie.tracks { findings += APACConfigurationLint.findings(track) }
         if let warning = MediaDataAccount(movie: movie).warning {
             findings.append(LintFinding(rule: .unreferencedMediaData, message: warning))
         }

@@ -62,6 +62,23 @@ public struct InspectReport: Sendable {
                  ("fieldOfViewDegrees", .optional(stereo.fieldOfViewDegrees)), ("projection", .optional(stereo.projection))])
     }
 
+    /// The walked `dapa`: G and, per HOA component, order, L and the remapping (what apac-config-hostile judges).
+    static func apacJSON(_ configuration: APACConfiguration) -> JSONValue {
+        .object([
+            ("globalChannels", .int(Int64(configuration.globalChannels))),
+            ("components", .array(configuration.components.map { component in
+                var fields: [(String, JSONValue)] = [("firstChannel", .int(Int64(component.firstChannel))), ("type", .int(Int64(component.type)))]
+                if let hoa = component.hoa {
+                    fields += [("hoaOrder", .int(Int64(hoa.order))), ("coreChannels", .int(Int64(hoa.coreChannels))),
+                               ("layoutTag", .optional(hoa.layoutTag.map { Int($0) })), ("layoutChannels", .int(Int64(hoa.layoutChannels))),
+                               ("remapping", hoa.remapping.map { .array($0.map { .int(Int64($0)) }) } ?? (hoa.remappingPresent ? .string("unreadable") : .null))]
+                }
+                return .object(fields)
+            })),
+            ("walkStopped", .optional(configuration.stop?.reason)),
+        ])
+    }
+
     func trackJSON(_ track: Track) -> JSONValue {
         var references: [(String, JSONValue)] = []
         for reference in track.references {
@@ -78,7 +95,9 @@ public struct InspectReport: Sendable {
         }
         var audio: JSONValue = .null
         if let info = track.audio {
-            audio = .object([("channels", .optional(info.channels)), ("sampleRate", .optional(info.sampleRate)), ("spatial", .bool(info.spatial))])
+            var fields: [(String, JSONValue)] = [("channels", .optional(info.channels)), ("sampleRate", .optional(info.sampleRate)), ("spatial", .bool(info.spatial))]
+            if case .success(let configuration)? = APACConfigurationLint.configuration(of: track) { fields.append(("apacConfiguration", Self.apacJSON(configuration))) }
+            audio = .object(fields)
         }
         var video: JSONValue = .null
         if let info = track.video {

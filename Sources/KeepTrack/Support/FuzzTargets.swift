@@ -35,6 +35,8 @@ enum FuzzTargets {
         /// scrub: the identifying items (stale copies in free space, XMP, GPMF, fdsc), the patches, the
         /// movie read through them and, when a track goes, laid out.
         case scrub
+        /// `repair`'s walk of media data without a moov, the movie's own tracks as the reference.
+        case recordingRepair
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -52,6 +54,7 @@ enum FuzzTargets {
     }
 
     static func exercise(_ bytes: [UInt8], only: Target?) -> [any Error] {
+        if isAPACConfigurationBox(bytes) { return [attempt { try exerciseAPACConfiguration(bytes) }].compactMap { $0 } }
         var unexpected: [any Error] = []
         func runs(_ target: Target) -> Bool { only == nil || only == target }
         let parseError = attempt {
@@ -69,6 +72,7 @@ enum FuzzTargets {
             }
             if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
             if runs(.scrub) { unexpected += [attempt { try exerciseScrub(movie) }].compactMap { $0 } }
+            if runs(.recordingRepair) { unexpected += [attempt { try exerciseRecordingRepair(bytes, movie: movie) }].compactMap { $0 } }
             unexpected += exerciseEdits(movie, only: only)
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
@@ -83,6 +87,33 @@ enum FuzzTargets {
         var edit = MovieEdit(patched)
         try edit.removeTracks(plan.droppedTracks, reason: "fuzz")
         try layOut(edit.writer())
+    }
+
+    /// A bare `dapa` box (seed: Fuzz/seeds/dapa-hoa.bin) goes to the APAC configuration walk alone:
+    /// inside a movie its bytes are reached only through a valid apac sample entry.
+    static func isAPACConfigurationBox(_ bytes: [UInt8]) -> Bool { bytes.count >= 8 && Array(bytes[4..<8]) == Array("dapa".utf8) }
+
+    static func exerciseAPACConfiguration(_ bytes: [UInt8]) throws {
+        let configuration = try APACConfiguration(dapaPayload: Array(bytes[8...]))
+        for finding in APACConfigurationLint.findings(configuration) { _ = finding.message }
+        _ = InspectReport.apacJSON(configuration).rendered()
+    }
+
+    /// The input's media data walked as an interrupted recording (its moov renamed `free`), the movie itself
+    /// the reference; no AAC decoder here (the codec layer's), so AAC tracks find nothing.
+    static func exerciseRecordingRepair(_ bytes: [UInt8], movie: Movie) throws {
+        var broken = bytes
+        let moov = Int(movie.moov.offset)
+        broken.replaceSubrange((moov + 4)..<(moov + 8), with: Array("free".utf8))
+        let reference = try RecordingReference(movie: movie)
+        let walk = try RecordingRepair(broken: MemoryByteSource(broken), reference: reference) { _, _ in nil }
+        for shape in reference.tracks {
+            let recovered = RecoveredTrack(shape: shape, runs: walk.samples(of: shape.id))
+            guard recovered.count > 0 else { continue }
+            var writer = MovieWriter(passingThrough: movie)
+            writer.tracks = [try recovered.outputTrack(source: MemoryByteSource(broken), movieTimescale: movie.header.timescale)]
+            try layOut(writer)
+        }
     }
 
     /// The repair path runs only where the reader refuses a file, so the parse above never reaches it.
