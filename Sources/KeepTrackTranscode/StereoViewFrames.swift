@@ -108,7 +108,7 @@ final class StereoViewFrames: FrameProducer {
         process.waitUntilExit()
         errors.wait()
         guard process.terminationStatus == 0 else {
-            let said = errors.text.split(separator: "\n").suffix(3).joined(separator: "; ")
+            let said = errors.summary
             throw KeepTrackError.unsupported("the two views cannot be decoded: FFmpeg 9 stopped (status \(process.terminationStatus))\(said.isEmpty ? "" : ": " + said)")
         }
         guard count == times.count else {
@@ -169,14 +169,17 @@ struct PlaneLayout {
     }
 }
 
-/// A child's standard error, read on a thread of its own so a talkative child never blocks on a full pipe; the last 8 KB kept.
+/// A child's standard error, read on a thread of its own so a talkative child never blocks on a full pipe; the
+/// first 4 KB (the decoder's first complaint) and the last 8 KB (why it stopped) kept.
 final class MessageCollector: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
+    private var first = Data()
     private var collected = Data()
 
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in
             while case let chunk = handle.availableData, !chunk.isEmpty {
+                if first.count < 4096 { first.append(chunk.prefix(4096 - first.count)) }
                 collected.append(chunk)
                 if collected.count > 16_384 { collected = collected.suffix(8192) }
             }
@@ -190,6 +193,18 @@ final class MessageCollector: @unchecked Sendable {
         done.signal()
     }
 
-    /// Valid after `wait`.
-    var text: String { String(decoding: collected, as: UTF8.self) }
+    /// After `wait`: the first two different messages and the last, without FFmpeg's `[component @ address]` prefixes.
+    var summary: String {
+        func messages(_ data: Data) -> [String] {
+            String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+                var text = Substring(line)
+                while text.hasPrefix("["), let end = text.firstIndex(of: "]") { text = text[text.index(after: end)...].drop { $0 == " " } }
+                return String(text)
+            }.filter { !$0.isEmpty }
+        }
+        var distinct: [String] = []
+        for message in messages(first) where !distinct.contains(message) && distinct.count < 2 { distinct.append(message) }
+        if let last = messages(collected).last, !distinct.contains(last) { distinct.append(last) }
+        return distinct.joined(separator: "; ")
+    }
 }
