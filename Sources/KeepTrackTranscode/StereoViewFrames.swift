@@ -16,12 +16,14 @@ final class StereoViewFrames: FrameProducer {
     let pixelFormat: Int32
     /// Every frame's presentation time (track time scale), in presentation order.
     let times: [Int64]
-    let filter: FilterGraph?, colour: VideoEncoder.Colour?
+    /// Set before `produce`: the plan's filters and the colour the frames are tagged with.
+    var filter: FilterGraph?, colour: VideoEncoder.Colour?
     private let lock = NSLock()
     private var process: Process?
+    private var frames: Pipe?, errors: MessageCollector?
+    private var startFailure: Error?
 
-    init(binary: String, input: String, packing: StereoPacking, leftView: Int, view: StereoPacking.Size, pixelFormat: Int32,
-         times: [Int64], filter: FilterGraph?, colour: VideoEncoder.Colour?) {
+    init(binary: String, input: String, packing: StereoPacking, leftView: Int, view: StereoPacking.Size, pixelFormat: Int32, times: [Int64]) {
         self.binary = binary
         self.input = input
         self.packing = packing
@@ -29,8 +31,14 @@ final class StereoViewFrames: FrameProducer {
         self.view = view
         self.pixelFormat = pixelFormat
         self.times = times
-        self.filter = filter
-        self.colour = colour
+    }
+
+    /// Ends a child nobody read to the end (a refusal after the start, a failed encode).
+    deinit {
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
     }
 
     var pixelFormatName: String { av_get_pix_fmt_name(AVPixelFormat(rawValue: pixelFormat)).map { String(cString: $0) } ?? "yuv420p" }
@@ -56,23 +64,42 @@ final class StereoViewFrames: FrameProducer {
          "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pixelFormatName, "-"]
     }
 
-    func produce(into handoff: FrameHandoff) throws {
-        let size = packing.pictureSize(view: view)
-        let layout = try PlaneLayout(pixelFormat: pixelFormat, width: size.width, height: size.height)
+    /// Starts FFmpeg 9 (once): it decodes the first frames while the rest of the transcode is planned.
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard process == nil, startFailure == nil else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         let frames = Pipe(), messages = Pipe()
+        // A 1 MiB pipe (Linux's F_SETPIPE_SZ) instead of 64 KiB: a 4K frame crosses in a dozen writes, not two hundred.
+        _ = fcntl(frames.fileHandleForWriting.fileDescriptor, 1031, 1 << 20)
         process.standardOutput = frames
         process.standardError = messages
         process.standardInput = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
-            throw KeepTrackError.unsupported("cannot run \(binary) to decode both views: \(error.localizedDescription)")
+            startFailure = KeepTrackError.unsupported("cannot run \(binary) to decode both views: \(error.localizedDescription)")
+            return
         }
-        lock.withLock { self.process = process }
-        let errors = MessageCollector(messages.fileHandleForReading)
+        self.process = process
+        self.frames = frames
+        errors = MessageCollector(messages.fileHandleForReading)
+    }
+
+    func produce(into handoff: FrameHandoff) throws {
+        let size = packing.pictureSize(view: view)
+        let layout = try PlaneLayout(pixelFormat: pixelFormat, width: size.width, height: size.height)
+        start()
+        lock.lock()
+        let running = (process, self.frames, self.errors), failure = startFailure
+        lock.unlock()
+        if let failure { throw failure }
+        guard let process = running.0, let frames = running.1, let errors = running.2 else {
+            throw KeepTrackError.io("FFmpeg 9 was not started")
+        }
         var finished = false
         defer {
             if !finished, process.isRunning { process.terminate() }
@@ -134,7 +161,7 @@ final class StereoViewFrames: FrameProducer {
         return true
     }
 
-    /// Ends FFmpeg 9 (the child this producer started) when the encoder gives up.
+    /// Ends FFmpeg 9 (the child this producer started) when the encoder gives up or the job is planned anew.
     func stop() {
         lock.withLock { process }.map { if $0.isRunning { $0.terminate() } }
     }

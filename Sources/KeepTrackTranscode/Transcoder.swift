@@ -269,9 +269,10 @@ struct VideoJob {
     init(input: String, movie: Movie, video: Track, options: TranscodeOptions, summary: inout TranscodeSummary) throws {
         self.movie = movie
         self.video = video
+        // FFmpeg 9 starts first: its start and first frames overlap our own decode of the first frame.
+        let stereo = try options.stereo.map { try StereoJob(input: input, video: video, packing: $0) }
         first = try Transcoder.firstFrame(of: movie, video)
-        let view = StereoPacking.Size(width: first.width, height: first.height)
-        let stereo = try options.stereo.map { try StereoJob(input: input, video: video, packing: $0, view: view) }
+        stereo?.settle(view: StereoPacking.Size(width: first.width, height: first.height), pixelFormat: first.pixelFormat)
         self.stereo = stereo
         stored = stereo.map { PixelSize(width: $0.picture.width, height: $0.picture.height) } ?? PixelSize(width: first.width, height: first.height)
         size = Transcoder.fit(stored, inside: options.maxSize)
@@ -310,8 +311,12 @@ struct VideoJob {
         let encoder = try VideoEncoder(plan.settings)
         let filter = try FilterGraph.description(from: (stored.width, stored.height, first.pixelFormat), to: (size.width, size.height), plan: plan)
             .map { try FilterGraph($0, width: stored.width, height: stored.height, pixelFormat: first.pixelFormat, timeBase: plan.settings.timeBase) }
-        let producer: any FrameProducer = stereo?.frames(pixelFormat: first.pixelFormat, filter: filter, colour: first.colour)
-            ?? DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour)
+        let producer: any FrameProducer
+        if let frames = stereo?.frames(filter: filter, colour: first.colour) {
+            producer = frames
+        } else {
+            producer = DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour)
+        }
         let run = VideoEncodeRun(producer: producer, encoder: encoder, into: data, producerName: "keeptrack.decode")
         let total = frameTimes.count
         let encoded = try run.wait { frames, seconds in progress(frames, total, seconds) }
