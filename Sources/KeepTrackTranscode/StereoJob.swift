@@ -35,6 +35,18 @@ final class StereoJob {
         }
     }
 
+    /// The first frame's facts as the sample entry says them, when FFmpeg 9 was started from them and a `colr` box
+    /// (nclx or nclc) gives the colour; nil otherwise (then the first frame is decoded to learn them).
+    func facts(of video: Track) -> (width: Int, height: Int, pixelFormat: Int32, colour: VideoEncoder.Colour?)? {
+        guard let decoder, let box = video.configuration(ColourInformationBox.self, "colr"),
+              box.colourType == "nclx" || box.colourType == "nclc" else { return nil }
+        let colour = VideoEncoder.Colour(primaries: Int32(box.primaries), transfer: Int32(box.transfer), matrix: Int32(box.matrixCoefficients),
+                                         fullRange: box.colourType == "nclx" && box.rangeByte & 0x80 != 0)
+        let unspecified: Int32 = 2
+        let said = [colour.primaries, colour.transfer, colour.matrix].contains { $0 != unspecified }
+        return (decoder.view.width, decoder.view.height, decoder.pixelFormat, said ? colour : nil)
+    }
+
     /// The decoded first frame's size and pixel format: FFmpeg 9 started from other ones is stopped and made anew.
     func settle(view: StereoPacking.Size, pixelFormat: Int32) {
         if let decoder, decoder.view == view, decoder.pixelFormat == pixelFormat { return }

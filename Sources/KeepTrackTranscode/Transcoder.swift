@@ -271,8 +271,12 @@ struct VideoJob {
         self.video = video
         // FFmpeg 9 starts first: its start and first frames overlap our own decode of the first frame.
         let stereo = try options.stereo.map { try StereoJob(input: input, video: video, packing: $0) }
-        first = try Transcoder.firstFrame(of: movie, video)
-        stereo?.settle(view: StereoPacking.Size(width: first.width, height: first.height), pixelFormat: first.pixelFormat)
+        if let facts = stereo?.facts(of: video) {
+            first = facts  // what the boxes say: no decode of a 4K picture by FFmpeg 5.1 only to learn it
+        } else {
+            first = try Transcoder.firstFrame(of: movie, video)
+            stereo?.settle(view: StereoPacking.Size(width: first.width, height: first.height), pixelFormat: first.pixelFormat)
+        }
         self.stereo = stereo
         stored = stereo.map { PixelSize(width: $0.picture.width, height: $0.picture.height) } ?? PixelSize(width: first.width, height: first.height)
         size = Transcoder.fit(stored, inside: options.maxSize)
