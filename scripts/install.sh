@@ -18,7 +18,7 @@ if ((uninstall)); then
     rm -f "$manifest"
     # Remove the folders that became empty, deepest first; folders holding anything else stay.
     for folder in share/keeptrack share/doc/keeptrack/licenses share/doc/keeptrack lib/keeptrack/yuface.libs \
-                  lib/keeptrack/yuface lib/keeptrack; do
+                  lib/keeptrack/yuface lib/keeptrack/ffmpeg9 lib/keeptrack; do
         rmdir "$prefix/$folder" 2>/dev/null || true
     done
     echo "uninstalled keeptrack from $prefix"
@@ -50,6 +50,14 @@ put 644 "$library" "lib/keeptrack/yuface/$(basename "$library")"
 for file in $runtime; do put 644 "$file" "lib/keeptrack/yuface.libs/$(basename "$file")"; done
 for file in $(cd "$staging" && find . -type f | sed 's|^\./||' | sort); do put 644 "$staging/$file" "$file"; done
 for file in licenses/*; do put 644 "$file" "share/doc/keeptrack/$file"; done
+# The static FFmpeg 9 (make setup) that `transcode --stereo` runs to decode both MV-HEVC views; without it that
+# option alone stops with exit status 69 naming make setup, and everything else works.
+if [ -x .deps/ffmpeg9/ffmpeg ]; then
+    put 755 .deps/ffmpeg9/ffmpeg lib/keeptrack/ffmpeg9/ffmpeg
+    put 644 .deps/ffmpeg9/LICENSE-imageio-ffmpeg share/doc/keeptrack/licenses/imageio-ffmpeg
+else
+    echo "install: .deps/ffmpeg9/ffmpeg is missing (make setup fetches it): transcode --stereo will not be available" >&2
+fi
 
 mkdir -p "$(dirname "$manifest")"
 printf '%s\n' "${installed[@]}" > "$manifest"

@@ -17,6 +17,7 @@ extension OptionKey<Bool> {
     public static var faces: Self { Self("faces") }
     public static var flattenStereo: Self { Self("flatten-stereo") }
     public static var force: Self { Self("force") }
+    public static var half: Self { Self("half") }
     public static var help: Self { Self("help") }
     public static var hevc: Self { Self("hevc") }
     public static var inPlace: Self { Self("in-place") }
@@ -63,6 +64,7 @@ extension OptionKey<String> {
     public static var shard: Self { Self("shard") }
     public static var size: Self { Self("size") }
     public static var start: Self { Self("start") }
+    public static var stereo: Self { Self("stereo") }
     public static var tolerance: Self { Self("tolerance") }
     public static var video: Self { Self("video") }
 }

@@ -22,6 +22,10 @@ public struct ReplacementVideoTrack {
     public var samples: [EncodedVideoSample]
     /// Every encoded frame's presentation time (media seconds), for the last frame's duration.
     public var frameTimes: [Double]
+    /// Boxes saying what a packed stereo picture is (`st3d`, `sv3d`, `hfov`), added to the sample entry.
+    public var stereoBoxes: [Box] = []
+    /// How the views were packed ("full side by side"), for the reasons the MV-HEVC boxes are dropped; nil: flattened to the base view.
+    public var stereoWords: String?
 
     public init(source: Track, codec: VideoEncoder.Codec, profile: String? = nil, extradata: [UInt8], colour: VideoEncoder.Colour?,
                 sourceColour: VideoEncoder.Colour?, size: PixelSize, geometry: EncodedVideoTrack.Geometry, samples: [EncodedVideoSample],
@@ -49,9 +53,9 @@ public struct ReplacementVideoTrack {
         let keepsHDR = (colour?.isHDR ?? false) && colour == sourceColour
         let sameSize = source.visualEntry.map { Int($0.width) == size.width && Int($0.height) == size.height } ?? false
         // A clean aperture is in the stored picture's pixels; a pixel aspect survives scaling both ways alike.
-        return entry.children.filter { box in
-            (keepsHDR && Self.hdrBoxes.contains(box.type))
-                || (geometry == .keepSource && Self.geometryBoxes.contains(box.type) && (box.type == "pasp" || sameSize))
+        return stereoBoxes + entry.children.filter { box in
+            !stereoBoxes.contains { $0.type == box.type } && ((keepsHDR && Self.hdrBoxes.contains(box.type))
+                || (geometry == .keepSource && Self.geometryBoxes.contains(box.type) && (box.type == "pasp" || sameSize)))
         }
     }
 
@@ -63,7 +67,8 @@ public struct ReplacementVideoTrack {
             switch box.type {
             case "dvcC", "dvvC", "dvwC": (box.type, "Dolby Vision configuration: its per-frame metadata (RPUs) is not re-encoded; the base picture stays valid")
             case "mdcv", "clli", "amve": (box.type, "describes the HDR source's light; the output is SDR")
-            case "lhvC", "vexu", "hfov": (box.type, "describes the stereo (spatial) video; the output is its base view, 2D")
+            case "lhvC", "vexu", "hfov": (box.type, stereoWords.map { "describes the MV-HEVC views; the output is one picture, \($0)" }
+                                          ?? "describes the stereo (spatial) video; the output is its base view, 2D")
             case "clap": (box.type, "the clean aperture of the unscaled picture")
             case "pasp": (box.type, "a new picture with square pixels")
             default: (box.type, "describes the source's encoding")

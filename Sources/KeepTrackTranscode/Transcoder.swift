@@ -39,6 +39,8 @@ public struct TranscodeOptions: Sendable {
     public var overwrite = false
     /// Stereo MV-HEVC: re-encode its base view (one eye) as 2D video instead of refusing.
     public var flattenStereo = false
+    /// Stereo MV-HEVC: both views decoded by FFmpeg 9 and packed into one picture (or one eye kept) as this says.
+    public var stereo: StereoPacking?
     public init() {}
 
     /// The encoding settings given (`--crf` ...), by option name, for the summary's `notApplied` when nothing is encoded.
@@ -67,7 +69,7 @@ public enum Transcoder {
         let movie = try Movie.open(path: input)
         try checkContainer(output: output, movie: movie, options: options)
         let reencodes = options.video != .copy
-        let video = reencodes ? try videoTrack(of: movie, flattenStereo: options.flattenStereo) : movie.tracks.first { $0.kind == .video }
+        let video = reencodes ? try videoTrack(of: movie, flattenStereo: options.flattenStereo, stereo: options.stereo) : movie.tracks.first { $0.kind == .video }
         var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.map { $0.codecName ?? $0.format?.description ?? "?" } ?? "none")
         for other in movie.tracks where other.kind == .video && other.id != video?.id && reencodes {
             summary.notes.append("video track \(other.id) passed through as it is: only the first enabled video track (\(video?.id ?? 0)) is re-encoded")
@@ -86,7 +88,7 @@ public enum Transcoder {
             return summary
         }
         if !options.overwrite, FileManager.default.fileExists(atPath: output) { throw KeepTrackError.outputExists(output) }
-        let job = try video.flatMap { reencodes ? try VideoJob(movie: movie, video: $0, options: options, summary: &summary) : nil }
+        let job = try video.flatMap { reencodes ? try VideoJob(input: input, movie: movie, video: $0, options: options, summary: &summary) : nil }
         return try OutputFile.write(to: output, overwrite: options.overwrite, inputs: [input]) { destination in
             var replacements: [UInt32: OutputTrack] = [:]
             var dataFiles: [OutputFile] = []
@@ -148,7 +150,7 @@ public enum Transcoder {
     }
 
     /// The video track to re-encode: the first enabled one (the first when none is), decodable and not stereo.
-    static func videoTrack(of movie: Movie, flattenStereo: Bool) throws -> Track {
+    static func videoTrack(of movie: Movie, flattenStereo: Bool, stereo packing: StereoPacking? = nil) throws -> Track {
         let videos = movie.tracks.filter { $0.kind == .video }
         guard let video = videos.first(where: \.isEnabled) ?? videos.first else {
             throw KeepTrackError.unsupported("\(movie.tracks.count) tracks and none is video: nothing to transcode")
@@ -156,8 +158,12 @@ public enum Transcoder {
         if let protection = video.protection {
             throw KeepTrackError.unsupported("video track \(video.id) is encrypted (\(protection.originalFormat)\(protection.scheme.map { ", scheme \($0)" } ?? "")): it cannot be decoded, so nothing can be transcoded")
         }
-        if let stereo = video.video?.stereo, stereo.multiviewHEVC, !flattenStereo {
-            throw KeepTrackError.unsupported("video track \(video.id) is \(stereo.summary): FFmpeg 5.1 decodes only its base view, so a transcode would lose the second eye and the spatial metadata (--flatten-stereo re-encodes the base view as 2D; keeptrack flatten-stereo keeps it without re-encoding)")
+        if let packing, !(video.video?.stereo?.multiviewHEVC ?? false) {
+            let what = video.video?.stereo.map { "\($0.summary) without a second HEVC layer (lhvC)" } ?? "\(video.codecName ?? video.format?.description ?? "video") with no lhvC box"
+            throw KeepTrackError.unsupported("--stereo \(packing.arrangement.rawValue): video track \(video.id) has one view (\(what)): it is not stereo MV-HEVC, so there is no second eye to pack")
+        }
+        if let stereo = video.video?.stereo, stereo.multiviewHEVC, !flattenStereo, packing == nil {
+            throw KeepTrackError.unsupported("video track \(video.id) is \(stereo.summary): FFmpeg 5.1 decodes only its base view, so a transcode would lose the second eye and the spatial metadata (--stereo sbs|ou|left|right decodes both views with FFmpeg 9; --flatten-stereo re-encodes the base view as 2D; keeptrack flatten-stereo keeps it without re-encoding)")
         }
         return video
     }
@@ -256,12 +262,23 @@ struct VideoJob {
     let size: PixelSize
     let frameTimes: [Double]
     var plan: EncodePlan
+    /// The packed picture's size before --max-size: the source's frame size, or the stereo packing's.
+    let stored: PixelSize
+    let stereo: StereoJob?
 
-    init(movie: Movie, video: Track, options: TranscodeOptions, summary: inout TranscodeSummary) throws {
+    init(input: String, movie: Movie, video: Track, options: TranscodeOptions, summary: inout TranscodeSummary) throws {
         self.movie = movie
         self.video = video
-        first = try Transcoder.firstFrame(of: movie, video)
-        let stored = PixelSize(width: first.width, height: first.height)
+        // FFmpeg 9 starts first: its start and first frames overlap our own decode of the first frame.
+        let stereo = try options.stereo.map { try StereoJob(input: input, video: video, packing: $0) }
+        if let facts = stereo?.facts(of: video) {
+            first = facts  // what the boxes say: no decode of a 4K picture by FFmpeg 5.1 only to learn it
+        } else {
+            first = try Transcoder.firstFrame(of: movie, video)
+            stereo?.settle(view: StereoPacking.Size(width: first.width, height: first.height), pixelFormat: first.pixelFormat)
+        }
+        self.stereo = stereo
+        stored = stereo.map { PixelSize(width: $0.picture.width, height: $0.picture.height) } ?? PixelSize(width: first.width, height: first.height)
         size = Transcoder.fit(stored, inside: options.maxSize)
         frameTimes = PresentedVideo.presentationTimes(of: video).sorted().map { Double($0) / Double(max(video.mediaHeader.timescale, 1)) }
         plan = try EncodePlan.make(video: video, frameTimes: frameTimes, sourceColour: first.colour, outputSize: size,
@@ -276,7 +293,10 @@ struct VideoJob {
         }
         summary.notApplied += options.settingsTheCodecIgnores
         summary.describe(plan: plan, source: stored, output: size, sourceColour: first.colour, hdrName: video.video?.hdr)
-        if let stereo = video.video?.stereo, stereo.multiviewHEVC {
+        if let stereo {
+            summary.changed.append(stereo.describe())
+            summary.notApplied += stereo.notCarried.map { .init("stereo metadata", $0) }
+        } else if let stereo = video.video?.stereo, stereo.multiviewHEVC {
             summary.changed.append("flattened: \(stereo.summary) re-encoded as its base view only (one eye, 2D); the second view is not in the output")
         } else if options.flattenStereo {
             summary.notApplied.append(.init("flatten-stereo", "the video is not stereo MV-HEVC"))
@@ -293,10 +313,15 @@ struct VideoJob {
     func encode(into data: OutputFile, summary: inout TranscodeSummary,
                 progress: (_ frames: Int, _ total: Int, _ seconds: Double) -> Void) throws -> OutputTrack {
         let encoder = try VideoEncoder(plan.settings)
-        let filter = try FilterGraph.description(from: (first.width, first.height, first.pixelFormat), to: (size.width, size.height), plan: plan)
-            .map { try FilterGraph($0, width: first.width, height: first.height, pixelFormat: first.pixelFormat, timeBase: plan.settings.timeBase) }
-        let run = VideoEncodeRun(producer: DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour),
-                                 encoder: encoder, into: data, producerName: "keeptrack.decode")
+        let filter = try FilterGraph.description(from: (stored.width, stored.height, first.pixelFormat), to: (size.width, size.height), plan: plan)
+            .map { try FilterGraph($0, width: stored.width, height: stored.height, pixelFormat: first.pixelFormat, timeBase: plan.settings.timeBase) }
+        let producer: any FrameProducer
+        if let frames = stereo?.frames(filter: filter, colour: first.colour) {
+            producer = frames
+        } else {
+            producer = DecodedFrames(movie: movie, video: video, filter: filter, colour: first.colour)
+        }
+        let run = VideoEncodeRun(producer: producer, encoder: encoder, into: data, producerName: "keeptrack.decode")
         let total = frameTimes.count
         let encoded = try run.wait { frames, seconds in progress(frames, total, seconds) }
         summary.frames = encoded.framesEncoded
@@ -304,9 +329,13 @@ struct VideoJob {
         if encoded.framesEncoded < total {
             summary.dropped.append(.init("frames", "\(total - encoded.framesEncoded) of \(total) video frames could not be decoded"))
         }
-        let replacement = ReplacementVideoTrack(source: video, codec: plan.codec, profile: plan.settings.profile, extradata: encoder.extradata,
+        var replacement = ReplacementVideoTrack(source: video, codec: plan.codec, profile: plan.settings.profile, extradata: encoder.extradata,
                                                 colour: plan.settings.colour, sourceColour: first.colour, size: size, geometry: .keepSource,
                                                 samples: encoded.samples, frameTimes: frameTimes)
+        if let stereo {
+            replacement.stereoBoxes = stereo.boxes
+            replacement.stereoWords = stereo.packing.words
+        }
         summary.dropped += replacement.droppedBoxes.map { .init("sample entry box \($0.type)", $0.reason) }
         return try replacement.outputTrack(data: data)
     }

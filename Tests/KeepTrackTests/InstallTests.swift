@@ -69,6 +69,11 @@ final class InstallTests: XCTestCase {
         let stream = try XCTUnwrap(FFprobe.probe(vertical, packets: false).streams.first { $0.codecType == "video" })
         XCTAssertEqual(stream.width, 180)
         XCTAssertEqual(stream.height, 320)
+        // transcode --stereo finds the FFmpeg 9 installed beside it (the checkout's .deps is hidden).
+        let spatial = try AudioFactsTests.wild(StereoVideoTests.spatial), sideBySide = folder.path("sbs.mp4")
+        let stereo = try Self.run(prefix + "/bin/keeptrack", ["transcode", spatial, sideBySide, "--stereo", "sbs", "--preset", "ultrafast"])
+        XCTAssertEqual(stereo.code, 0, stereo.out)
+        XCTAssertEqual(try FFprobe.probe(sideBySide, packets: false).streams.first { $0.codecType == "video" }?.width, 320)
 
         // Man page and completions name every option of every command (they come from one table).
         let man = try String(contentsOfFile: prefix + "/share/man/man1/keeptrack.1", encoding: .utf8)

@@ -12,53 +12,6 @@ final class TranscodeTests: XCTestCase {
         runCLI(["transcode"] + arguments)
     }
 
-    /// The promise, checked by ffprobe and by `keeptrack compare`: every stream but the re-encoded video has the
-    /// same packets (times, sizes, flags, SHA-256 of the bytes); the video has as many frames at the same
-    /// presentation times; the video track keeps its id, flags, group, matrix, `tapt` (scaled) and metadata;
-    /// the movie's `udta`/`meta` are byte-identical; `lint` is clean.
-    private func assertOnlyVideoChanged(_ source: String, _ output: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let before = try FFprobe.probe(source), after = try FFprobe.probe(output)
-        let movie = try Movie.open(path: source), written = try Movie.open(path: output)
-        let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video && $0.isEnabled }, file: file, line: line)
-        XCTAssertEqual(written.tracks.map(\.id), movie.tracks.map(\.id), file: file, line: line)
-        for stream in before.streams {
-            let id = try XCTUnwrap(stream.trackID, file: file, line: line)
-            let copy = try XCTUnwrap(after.stream(track: id), "track \(id) missing", file: file, line: line)
-            if id == video.id {
-                XCTAssertEqual(copy.packets.count, stream.packets.count, "video frame count", file: file, line: line)
-                XCTAssertEqual(copy.timeBase, stream.timeBase, file: file, line: line)
-                XCTAssertEqual(copy.packets.compactMap(\.pts).sorted(), stream.packets.compactMap(\.pts).sorted(), "video presentation times",
-                               file: file, line: line)
-            } else {
-                XCTAssertFalse(stream.packets.isEmpty, file: file, line: line)
-                if let difference = FFprobe.difference(stream, copy) { XCTFail("track \(id): \(difference)", file: file, line: line) }
-            }
-        }
-        // keeptrack's own view: every track but the video identical in samples, flags, group, references and boxes.
-        let compared = runCLI(["compare", "--json", source, output])
-        XCTAssertEqual(compared.code, 1, "the video differs", file: file, line: line)
-        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compared.out.utf8)) as? [String: Any], file: file, line: line)
-        let tracks = try XCTUnwrap(document["tracks"] as? [[String: Any]], file: file, line: line)
-        XCTAssertEqual(tracks.count, movie.tracks.count, file: file, line: line)
-        for track in tracks where track["id"] as? Int != Int(video.id) {
-            XCTAssertEqual(track["a"] as? [String: String], track["b"] as? [String: String], "track \(track["id"] ?? "?")", file: file, line: line)
-            XCTAssertEqual((track["differingBoxes"] as? [String]) ?? [], [], "track \(track["id"] ?? "?")", file: file, line: line)
-        }
-        let lint = runCLI(["lint", output])
-        XCTAssertEqual(lint.code, 0, lint.out + lint.error, file: file, line: line)
-        // The video track's place in the movie and its own metadata.
-        let new = try XCTUnwrap(written.track(id: video.id), file: file, line: line)
-        XCTAssertEqual(new.header.header.flags, video.header.header.flags, file: file, line: line)
-        XCTAssertEqual(new.header.alternateGroup, video.header.alternateGroup, file: file, line: line)
-        XCTAssertEqual(new.header.matrix, video.header.matrix, "rotation stays a matrix", file: file, line: line)
-        XCTAssertEqual(new.references.map(\.type), video.references.map(\.type), file: file, line: line)
-        for type: FourCC in ["meta", "udta"] {
-            XCTAssertEqual(try new.box.first(type)?.serialized(), try video.box.first(type)?.serialized(), "trak/\(type)", file: file, line: line)
-            XCTAssertEqual(try written.moov.first(type)?.serialized(), try movie.moov.first(type)?.serialized(), "moov/\(type)", file: file, line: line)
-        }
-        XCTAssertEqual(new.box.first("tapt") != nil, video.box.first("tapt") != nil, "tapt kept", file: file, line: line)
-    }
-
     private func videoStream(_ path: String) throws -> [String: Any] {
         let result = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-of", "json", "-show_streams", path]))
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
@@ -590,5 +543,55 @@ final class TranscodeTests: XCTestCase {
         XCTAssertEqual(Transcoder.fit(PixelSize(width: 640, height: 360), inside: PixelSize(width: 1920, height: 1080)), PixelSize(width: 640, height: 360))
         XCTAssertEqual(Transcoder.fit(PixelSize(width: 1080, height: 1920), inside: PixelSize(width: 501, height: 501)), PixelSize(width: 280, height: 500))
         XCTAssertEqual(Transcoder.fit(PixelSize(width: 321, height: 241), inside: nil), PixelSize(width: 320, height: 240), "4:2:0 needs even sizes")
+    }
+}
+
+/// Shared with StereoTranscodeTests: what every transcode promises about the tracks it does not re-encode.
+extension XCTestCase {
+    /// The promise, checked by ffprobe and by `keeptrack compare`: every stream but the re-encoded video has the
+    /// same packets (times, sizes, flags, SHA-256 of the bytes); the video has as many frames at the same
+    /// presentation times; the video track keeps its id, flags, group, matrix, `tapt` (scaled) and metadata;
+    /// the movie's `udta`/`meta` are byte-identical; `lint` is clean.
+    func assertOnlyVideoChanged(_ source: String, _ output: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let before = try FFprobe.probe(source), after = try FFprobe.probe(output)
+        let movie = try Movie.open(path: source), written = try Movie.open(path: output)
+        let video = try XCTUnwrap(movie.tracks.first { $0.kind == .video && $0.isEnabled }, file: file, line: line)
+        XCTAssertEqual(written.tracks.map(\.id), movie.tracks.map(\.id), file: file, line: line)
+        for stream in before.streams {
+            let id = try XCTUnwrap(stream.trackID, file: file, line: line)
+            let copy = try XCTUnwrap(after.stream(track: id), "track \(id) missing", file: file, line: line)
+            if id == video.id {
+                XCTAssertEqual(copy.packets.count, stream.packets.count, "video frame count", file: file, line: line)
+                XCTAssertEqual(copy.timeBase, stream.timeBase, file: file, line: line)
+                XCTAssertEqual(copy.packets.compactMap(\.pts).sorted(), stream.packets.compactMap(\.pts).sorted(), "video presentation times",
+                               file: file, line: line)
+            } else {
+                XCTAssertFalse(stream.packets.isEmpty, file: file, line: line)
+                if let difference = FFprobe.difference(stream, copy) { XCTFail("track \(id): \(difference)", file: file, line: line) }
+            }
+        }
+        // keeptrack's own view: every track but the video identical in samples, flags, group, references and boxes.
+        let compared = runCLI(["compare", "--json", source, output])
+        XCTAssertEqual(compared.code, 1, "the video differs", file: file, line: line)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(compared.out.utf8)) as? [String: Any], file: file, line: line)
+        let tracks = try XCTUnwrap(document["tracks"] as? [[String: Any]], file: file, line: line)
+        XCTAssertEqual(tracks.count, movie.tracks.count, file: file, line: line)
+        for track in tracks where track["id"] as? Int != Int(video.id) {
+            XCTAssertEqual(track["a"] as? [String: String], track["b"] as? [String: String], "track \(track["id"] ?? "?")", file: file, line: line)
+            XCTAssertEqual((track["differingBoxes"] as? [String]) ?? [], [], "track \(track["id"] ?? "?")", file: file, line: line)
+        }
+        let lint = runCLI(["lint", output])
+        XCTAssertEqual(lint.code, 0, lint.out + lint.error, file: file, line: line)
+        // The video track's place in the movie and its own metadata.
+        let new = try XCTUnwrap(written.track(id: video.id), file: file, line: line)
+        XCTAssertEqual(new.header.header.flags, video.header.header.flags, file: file, line: line)
+        XCTAssertEqual(new.header.alternateGroup, video.header.alternateGroup, file: file, line: line)
+        XCTAssertEqual(new.header.matrix, video.header.matrix, "rotation stays a matrix", file: file, line: line)
+        XCTAssertEqual(new.references.map(\.type), video.references.map(\.type), file: file, line: line)
+        for type: FourCC in ["meta", "udta"] {
+            XCTAssertEqual(try new.box.first(type)?.serialized(), try video.box.first(type)?.serialized(), "trak/\(type)", file: file, line: line)
+            XCTAssertEqual(try written.moov.first(type)?.serialized(), try movie.moov.first(type)?.serialized(), "moov/\(type)", file: file, line: line)
+        }
+        XCTAssertEqual(new.box.first("tapt") != nil, video.box.first("tapt") != nil, "tapt kept", file: file, line: line)
     }
 }

@@ -107,6 +107,7 @@ public struct InspectReport: Sendable {
                 ("rotation", .optional(info.rotation)), ("frameRate", .optional(info.frameRate.map { rounded($0) })),
                 ("hdr", .optional(info.hdr)), ("dolbyVision", .optional(info.dolbyVision)),
                 ("stereo", info.stereo.map(Self.stereoJSON) ?? .null),
+                ("transcodeStereo", Self.stereoOutputsJSON(track)),
             ])
         }
         return .object([
@@ -158,6 +159,10 @@ public struct InspectReport: Sendable {
         if !groups.isEmpty { lines.append("") }
         for group in groups {
             lines.append(contentsOf: groupLines(group))
+        }
+        for track in movie.tracks where track.video?.stereo != nil {
+            lines.append("")
+            lines.append(contentsOf: Self.stereoLines(track))
         }
         let mediaData = MediaDataAccount(movie: movie).lines
         if !movie.tolerated.isEmpty || !mediaData.isEmpty {

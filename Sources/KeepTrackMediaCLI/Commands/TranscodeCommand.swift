@@ -24,6 +24,9 @@ enum TranscodeCommand {
             .value(.hdr, "keep|sdr", "For an HLG/PQ source: keep it HDR (refused with h264, which is 8-bit) or tone-map it to SDR BT.709. Default: keep with hevc, tone-map with h264.",
                    choices: ["keep", "sdr"]),
             .flag(.flattenStereo, "Stereo MV-HEVC (spatial video): re-encode its base view (one eye) as 2D instead of refusing; the stereo boxes are named as dropped."),
+            .value(.stereo, "sbs|ou|left|right", "Stereo MV-HEVC (iPhone or Vision Pro spatial video): decode both views with FFmpeg 9 (installed by make setup) and write one picture: sbs (left eye left), ou (left eye on top) or one eye; the sample entry gets Google's st3d (and sv3d for a 180°/360° projection) so other players see it as stereo.",
+                   choices: StereoPacking.Arrangement.allCases.map(\.rawValue)),
+            .flag(.half, "With --stereo sbs or ou: squeeze each eye to half the width (sbs) or height (ou), so the picture keeps one view's size."),
             .flag(.json, "Print a JSON summary at the end: what changed, what was dropped and what was not applied, with the reasons."),
             .value(.outDir, "DIR", "Write one output per input under DIR, mirroring the input tree (inputs may be folders); outputs that exist are skipped, so a rerun finishes what a stopped run left."),
             BatchRun.shardOption,
@@ -44,16 +47,29 @@ enum TranscodeCommand {
         tagged BT.709. Dolby Vision's configuration box (dvvC/dvcC) is dropped: its per-frame metadata is not
         re-encoded; the HLG/PQ base picture stays valid. What is dropped or not applied is listed with the reason.
         Refused: an encrypted video track, a movie without video (nothing to transcode), a codec this FFmpeg cannot
-        decode (named), stereo MV-HEVC (only its base view decodes; --flatten-stereo re-encodes that view as 2D). The output is written beside OUT and renamed
+        decode (named), stereo MV-HEVC without --stereo or --flatten-stereo (FFmpeg 5.1 decodes only its base view), --stereo on a
+        video with one view (65). --stereo runs FFmpeg 9 (make setup's pinned static build, found in lib/keeptrack/ffmpeg9 beside an
+        installed keeptrack, in the checkout's .deps, or at $KEEPTRACK_FFMPEG9) to decode both views and stack them; its raw frames
+        go to the same encoder and mux, and every other track passes through as above. The MV-HEVC boxes (lhvC, vexu) are
+        dropped; st3d, sv3d (equirectangular, 180° as bounds) and hfov are written; the baseline has no box outside vexu. The output is written beside OUT and renamed
         into place once read back.
         \(BatchRun.discussion) Each file is encoded with the encoder's threads on every core; -j sets how many files run at once.
         Exit status: 0; 64 bad usage (also: --hdr keep with h264 on an HDR source); 65 unsupported or malformed input;
-        66 missing input; 73 output exists.
+        66 missing input; 69 --stereo without FFmpeg 9 (run make setup); 73 output exists.
         """
     ) { invocation, console in
         var options = TranscodeOptions()
         options.overwrite = invocation.flag(.force)
         options.flattenStereo = invocation.flag(.flattenStereo)
+        if let arrangement = invocation.value(.stereo).flatMap(StereoPacking.Arrangement.init(rawValue:)) {
+            guard !options.flattenStereo else { throw KeepTrackCLIError.usage("--stereo and --flatten-stereo ask for different outputs: give one") }
+            options.stereo = StereoPacking(arrangement, half: invocation.flag(.half))
+            if invocation.flag(.half), !(options.stereo?.isStereo ?? false) {
+                throw KeepTrackCLIError.usage("--half squeezes the eyes of --stereo sbs or ou; --stereo \(arrangement.rawValue) keeps one eye at its size")
+            }
+        } else if invocation.flag(.half) {
+            throw KeepTrackCLIError.usage("--half goes with --stereo sbs or ou")
+        }
         options.video = invocation.value(.video).flatMap(TranscodeOptions.Video.init(rawValue:)) ?? .h264
         options.audio = invocation.value(.audio).flatMap(TranscodeOptions.Audio.init(rawValue:)) ?? .copy
         options.crf = invocation.value(.crf)
@@ -96,6 +112,10 @@ enum TranscodeCommand {
         } catch let error as CodecError {
             bar?.finish()
             throw KeepTrackError.unsupported(error.description)
+        } catch let missing as MultiviewFFmpeg.Missing {
+            bar?.finish()
+            console.error(missing.description)
+            return MultiviewFFmpeg.unavailableExitCode
         } catch KeepTrackError.refused(let refusal) where refusal.kind == .hdrNeedsTenBit {
             bar?.finish()
             throw KeepTrackCLIError.usage(refusal.message + ": --video hevc keeps it HDR, or --hdr sdr tone-maps it")
@@ -125,6 +145,8 @@ enum TranscodeCommand {
             return outcome
         } catch let error as CodecError {
             return BatchOutcome(path: file.path, action: "transcode", failure: KeepTrackError.unsupported(error.description))
+        } catch let missing as MultiviewFFmpeg.Missing {
+            return BatchOutcome(path: file.path, action: "transcode", failure: KeepTrackError.unsupported(missing.description))
         } catch {
             return BatchOutcome(path: file.path, action: "transcode", failure: error)
         }

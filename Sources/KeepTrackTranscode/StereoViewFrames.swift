@@ -1,0 +1,237 @@
+import CFFmpeg
+import Foundation
+import KeepTrack
+import KeepTrackCodec
+
+/// Transcode's frame source for stereo MV-HEVC: FFmpeg 9 (`MultiviewFFmpeg`) decodes both views and packs them
+/// (`hstack`/`vstack`, each eye scaled for `--half`) into raw frames on a pipe; each frame gets the source
+/// frame's presentation time, then goes through the plan's filters to our encoder like any decoded frame.
+/// Everything else (encoder, mux, passthrough of the other tracks) is transcode's own pipeline.
+final class StereoViewFrames: FrameProducer {
+    let binary: String, input: String
+    let packing: StereoPacking
+    /// The view index (`vidx`) of the left eye: 1 when the source stores its right eye first.
+    let leftView: Int
+    let view: StereoPacking.Size
+    let pixelFormat: Int32
+    /// Every frame's presentation time (track time scale), in presentation order.
+    let times: [Int64]
+    /// Set before `produce`: the plan's filters and the colour the frames are tagged with.
+    var filter: FilterGraph?, colour: VideoEncoder.Colour?
+    private let lock = NSLock()
+    private var process: Process?
+    private var frames: Pipe?, errors: MessageCollector?
+    private var startFailure: Error?
+
+    init(binary: String, input: String, packing: StereoPacking, leftView: Int, view: StereoPacking.Size, pixelFormat: Int32, times: [Int64]) {
+        self.binary = binary
+        self.input = input
+        self.packing = packing
+        self.leftView = leftView
+        self.view = view
+        self.pixelFormat = pixelFormat
+        self.times = times
+    }
+
+    /// Ends a child nobody read to the end (a refusal after the start, a failed encode).
+    deinit {
+        if let process, process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    var pixelFormatName: String { av_get_pix_fmt_name(AVPixelFormat(rawValue: pixelFormat)).map { String(cString: $0) } ?? "yuv420p" }
+
+    /// The filter graph FFmpeg 9 runs: the views by index, each eye scaled when halved, then stacked.
+    static func graph(packing: StereoPacking, leftView: Int, view: StereoPacking.Size) -> String {
+        let eye = packing.eyeSize(view: view)
+        let scale = packing.half ? "scale=\(eye.width):\(eye.height)" : "null"
+        switch packing.arrangement {
+        case .left: return "[0:v:vidx:\(leftView)]null[out]"
+        case .right: return "[0:v:vidx:\(1 - leftView)]null[out]"
+        case .sbs, .ou:
+            let stack = packing.arrangement == .sbs ? "hstack" : "vstack"
+            return "[0:v:vidx:\(leftView)]\(scale)[left];[0:v:vidx:\(1 - leftView)]\(scale)[right];[left][right]\(stack)[out]"
+        }
+    }
+
+    /// FFmpeg 9's arguments: every sample decoded (the edit list is the output's, kept by the mux), one raw frame
+    /// out per frame in (no frame rate conversion), nothing but the packed video.
+    var arguments: [String] {
+        ["-nostdin", "-hide_banner", "-v", "error", "-ignore_editlist", "1", "-i", input,
+         "-filter_complex", Self.graph(packing: packing, leftView: leftView, view: view), "-map", "[out]",
+         "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pixelFormatName, "-"]
+    }
+
+    /// Starts FFmpeg 9 (once): it decodes the first frames while the rest of the transcode is planned.
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard process == nil, startFailure == nil else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let frames = Pipe(), messages = Pipe()
+        // A 1 MiB pipe (Linux's F_SETPIPE_SZ) instead of 64 KiB: a 4K frame crosses in a dozen writes, not two hundred.
+        _ = fcntl(frames.fileHandleForWriting.fileDescriptor, 1031, 1 << 20)
+        process.standardOutput = frames
+        process.standardError = messages
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            startFailure = KeepTrackError.unsupported("cannot run \(binary) to decode both views: \(error.localizedDescription)")
+            return
+        }
+        self.process = process
+        self.frames = frames
+        errors = MessageCollector(messages.fileHandleForReading)
+    }
+
+    func produce(into handoff: FrameHandoff) throws {
+        let size = packing.pictureSize(view: view)
+        let layout = try PlaneLayout(pixelFormat: pixelFormat, width: size.width, height: size.height)
+        start()
+        lock.lock()
+        let running = (process, self.frames, self.errors), failure = startFailure
+        lock.unlock()
+        if let failure { throw failure }
+        guard let process = running.0, let frames = running.1, let errors = running.2 else {
+            throw KeepTrackError.io("FFmpeg 9 was not started")
+        }
+        var finished = false
+        defer {
+            if !finished, process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            errors.wait()
+        }
+        func hand(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+            frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+            guard handoff.put(frame) else { throw FrameProducerStopped() }
+        }
+        let descriptor = frames.fileHandleForReading.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: layout.frameBytes)
+        var count = 0
+        while try Self.readFully(descriptor, into: &buffer) {
+            guard count < times.count else {
+                throw KeepTrackError.unsupported("FFmpeg 9 decoded more frames of both views than the track's \(times.count) samples")
+            }
+            let frame = try VideoFrames.newFrame(width: size.width, height: size.height, format: pixelFormat)
+            layout.copy(buffer, into: frame)
+            frame.pointee.pts = times[count]
+            count += 1
+            if let colour {
+                frame.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(colour.primaries))
+                frame.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(colour.transfer))
+                frame.pointee.colorspace = AVColorSpace(rawValue: UInt32(colour.matrix))
+                frame.pointee.color_range = colour.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+            }
+            guard let filter else { try hand(frame); continue }
+            defer { var owned: UnsafeMutablePointer<AVFrame>? = frame; av_frame_free(&owned) }
+            try filter.filter(frame, body: hand)
+        }
+        finished = true
+        process.waitUntilExit()
+        errors.wait()
+        guard process.terminationStatus == 0 else {
+            let said = errors.summary
+            throw KeepTrackError.unsupported("the two views cannot be decoded: FFmpeg 9 stopped (status \(process.terminationStatus))\(said.isEmpty ? "" : ": " + said)")
+        }
+        guard count == times.count else {
+            throw KeepTrackError.unsupported("the two views cannot be decoded: FFmpeg 9 gave \(count) frames of both views where the track has \(times.count)")
+        }
+        try filter?.filter(nil, body: hand)
+    }
+
+    /// Fills `buffer` from the pipe; false at the end before the first byte, an error at an end inside a frame.
+    static func readFully(_ descriptor: Int32, into buffer: inout [UInt8]) throws -> Bool {
+        var filled = 0
+        let total = buffer.count
+        while filled < total {
+            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, total - filled) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw KeepTrackError.io("reading FFmpeg 9's frames: \(String(cString: strerror(errno)))") }
+            if got == 0 {
+                guard filled == 0 else { throw KeepTrackError.unsupported("FFmpeg 9's last frame ended after \(filled) of \(total) bytes") }
+                return false
+            }
+            filled += got
+        }
+        return true
+    }
+
+    /// Ends FFmpeg 9 (the child this producer started) when the encoder gives up or the job is planned anew.
+    func stop() {
+        lock.withLock { process }.map { if $0.isRunning { $0.terminate() } }
+    }
+}
+
+/// Where each plane of a planar YUV format lies in a raw frame (FFmpeg's rawvideo: planes back to back, rows unpadded).
+struct PlaneLayout {
+    var planes: [(rowBytes: Int, rows: Int)] = []
+    var frameBytes: Int { planes.reduce(0) { $0 + $1.rowBytes * $1.rows } }
+
+    init(pixelFormat: Int32, width: Int, height: Int) throws {
+        guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: pixelFormat)), descriptor.pointee.nb_components == 3,
+              descriptor.pointee.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0 else {
+            throw KeepTrackError.unsupported("the views decode to a pixel format (\(pixelFormat)) other than planar YUV")
+        }
+        let bytes = Int(descriptor.pointee.comp.0.step)
+        let chromaWidth = -((-width) >> Int(descriptor.pointee.log2_chroma_w)), chromaHeight = -((-height) >> Int(descriptor.pointee.log2_chroma_h))
+        planes = [(width * bytes, height), (chromaWidth * bytes, chromaHeight), (chromaWidth * bytes, chromaHeight)]
+    }
+
+    func copy(_ buffer: [UInt8], into frame: UnsafeMutablePointer<AVFrame>) {
+        buffer.withUnsafeBytes { raw in
+            var offset = 0
+            for (index, plane) in planes.enumerated() {
+                let destination = VideoFrames.pointer(UnsafePointer(frame), index)!, stride = Int(VideoFrames.linesize(UnsafePointer(frame), index))
+                for row in 0..<plane.rows {
+                    (destination + row * stride).update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, count: plane.rowBytes)
+                    offset += plane.rowBytes
+                }
+            }
+        }
+    }
+}
+
+/// A child's standard error, read on a thread of its own so a talkative child never blocks on a full pipe; the
+/// first 4 KB (the decoder's first complaint) and the last 8 KB (why it stopped) kept.
+final class MessageCollector: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var first = Data()
+    private var collected = Data()
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                if first.count < 4096 { first.append(chunk.prefix(4096 - first.count)) }
+                collected.append(chunk)
+                if collected.count > 16_384 { collected = collected.suffix(8192) }
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func wait() {
+        done.wait()
+        done.signal()
+    }
+
+    /// After `wait`: the first two different messages and the last, without FFmpeg's `[component @ address]` prefixes.
+    var summary: String {
+        func messages(_ data: Data) -> [String] {
+            String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+                var text = Substring(line)
+                while text.hasPrefix("["), let end = text.firstIndex(of: "]") { text = text[text.index(after: end)...].drop { $0 == " " } }
+                return String(text)
+            }.filter { !$0.isEmpty }
+        }
+        var distinct: [String] = []
+        for message in messages(first) where !distinct.contains(message) && distinct.count < 2 { distinct.append(message) }
+        if let last = messages(collected).last, !distinct.contains(last) { distinct.append(last) }
+        return distinct.joined(separator: "; ")
+    }
+}

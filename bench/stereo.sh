@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# transcode --stereo vs FFmpeg 9 doing the same in one command: both views of MV-HEVC decoded, stacked side by side
+# (hstack; --half: each eye scaled to half the width first) and encoded with libx264 crf 20, preset medium.
+# Reproduce: make build && bench/stereo.sh   (prints a Markdown section for BENCHMARKS.md; RUNS=N)
+#
+# keeptrack runs the same FFmpeg 9 (.deps/ffmpeg9/ffmpeg, make setup) for the decode and the stacking, reads its raw
+# frames from a pipe, encodes them with Debian's libx264 (FFmpeg 5.1's libavcodec), writes st3d/hfov, passes every
+# other track through and reads its output back. FFmpeg 9's command encodes with its own static libx264 and writes
+# the video alone. The inputs are the two stereo movies in the wild fixtures and a 300-frame one made by looping the
+# small one with FFmpeg 9 (-stream_loop 29 -c copy; both its views decode to 300 frames). No MV-HEVC encoder is
+# reachable here to make longer or larger ones (docs/stereo.md), and looping the 4K water movie does not work: its
+# fourth frame is presented before it is decoded, and FFmpeg 9 decodes only 27 of the looped copy's 60 second views.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KT=.build/release/keeptrack
+FF9=.deps/ffmpeg9/ffmpeg
+RUNS=${RUNS:-5}
+WILD=../shared/fixtures/wild
+[ -x "$FF9" ] || { echo "bench/stereo.sh: $FF9 is missing: run make setup" >&2; exit 69; }
+work=$(mktemp -d /tmp/keeptrack-bench-stereo.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+run() { # title input extension graph keeptrack-options
+    local title=$1 input=$2 ext=$3 graph=$4 options=$5
+    python3 bench/measure.py --runs "$RUNS" --title "$title" \
+        --cmd "ffmpeg 9" "$FF9 -v error -nostdin -y -i $input -filter_complex '$graph' -map '[out]' -fps_mode passthrough -c:v libx264 -crf 20 -preset medium -an $work/ffmpeg9.$ext" \
+        --cmd keeptrack "$KT transcode $input $work/keeptrack.$ext --force $options"
+}
+
+echo "## transcode --stereo vs FFmpeg 9's decode + hstack + encode"
+echo
+echo "Both with libx264 \`-crf 20 -preset medium\`, $RUNS runs each after a warm-up, interleaved. Machine: $(nproc) cores (shared)."
+water=$WILD/androidx-media/water_180_mvhevc_5frames.mov
+spatial=$WILD/eyevinn-mp4ff/stereo_spatial.mp4
+run "water_180_mvhevc_5frames.mov (5 frames, two 1934x2160 views) to 3868x2160 full side by side" "$water" mov \
+    "[0:v:vidx:0][0:v:vidx:1]hstack[out]" "--stereo sbs"
+run "water_180_mvhevc_5frames.mov to 1934x2160 half side by side" "$water" mov \
+    "[0:v:vidx:0]scale=967:2160[l];[0:v:vidx:1]scale=967:2160[r];[l][r]hstack[out]" "--stereo sbs --half"
+run "stereo_spatial.mp4 (10 frames, two 160x120 views) to 320x120 full side by side" "$spatial" mp4 \
+    "[0:v:vidx:0][0:v:vidx:1]hstack[out]" "--stereo sbs"
+"$FF9" -v error -nostdin -y -stream_loop 29 -i "$spatial" -map 0:v -c copy "$work/spatial300.mp4"
+run "stereo_spatial.mp4 looped 30 times (300 frames, 10 s) to 320x120 full side by side" "$work/spatial300.mp4" mp4 \
+    "[0:v:vidx:0][0:v:vidx:1]hstack[out]" "--stereo sbs"
