@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KeepTrack
 import KeepTrackCLI
 import KeepTrackMediaCLI
 
@@ -128,13 +129,19 @@ final class DocsTests: XCTestCase {
         let copies = [
             ("IMG_0001.MOV", try RealFixtures.require(RealFixtures.iphone)),
             ("clip.mp4", try RealFixtures.require(fixtures.appendingPathComponent("footage/two_people_apart.mp4").path)),
-            ("stereo.mov", try RealFixtures.require(fixtures.appendingPathComponent("wild/androidx-media/water_180_mvhevc_5frames.mov").path)),
+            ("spatial.mov", try RealFixtures.require(fixtures.appendingPathComponent("wild/androidx-media/water_180_mvhevc_5frames.mov").path)),
         ]
         for (name, source) in copies {
             try FileManager.default.copyItem(atPath: source, toPath: folder.path(name))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.path(name))
         }
         _ = try writeVariant("both-enabled", in: folder)
+        // An interrupted recording for `repair`: the real recording's media data without the moov after it,
+        // the recording itself the reference.
+        let recording = try Data(contentsOf: URL(fileURLWithPath: folder.path("IMG_0001.MOV")))
+        let moov = Int(try Movie.open(path: folder.path("IMG_0001.MOV")).moov.offset)
+        try recording.prefix(moov).write(to: URL(fileURLWithPath: folder.path("BROKEN.mov")))
+        try FileManager.default.copyItem(atPath: folder.path("IMG_0001.MOV"), toPath: folder.path("GOOD.mov"))
         try FileManager.default.createDirectory(atPath: folder.path("Movies"), withIntermediateDirectories: true)
         for name in ["IMG_0001.MOV", "both-enabled.mov"] {
             try FileManager.default.copyItem(atPath: folder.path(name), toPath: folder.path("Movies/\(name)"))
