@@ -11,6 +11,7 @@ public struct OptionKey<Value>: Sendable, Hashable {
 extension OptionKey<Bool> {
     public static var allEntries: Self { Self("all-entries") }
     public static var allowSilence: Self { Self("allow-silence") }
+    public static var chapters: Self { Self("chapters") }
     public static var compare: Self { Self("compare") }
     public static var flattenStereo: Self { Self("flatten-stereo") }
     public static var force: Self { Self("force") }
@@ -67,6 +68,7 @@ extension OptionKey<Int> {
     public static var depth: Self { Self("depth") }
     public static var frameRate: Self { Self("frame-rate") }
     public static var jobs: Self { Self("jobs") }
+    public static var metadataFrom: Self { Self("metadata-from") }
     public static var track: Self { Self("track") }
     public static var videoFrameBytes: Self { Self("video-frame-bytes") }
 }
