@@ -323,7 +323,8 @@ extension SampleAccount.TrackAccount {
     /// Appends every sample of `other` (a joined movie's next part): its description indexes mapped
     /// through `descriptionIndexes` (1-based, 0 where out of range), its groups by their descriptions' bytes.
     /// The first `skip` samples of `other` are left out.
-    mutating func appendJoined(_ other: SampleAccount.TrackAccount, descriptionIndexes: [UInt32], skip: Int = 0) {
+    /// `lastDuration` replaces the duration of `other`'s last sample.
+    mutating func appendJoined(_ other: SampleAccount.TrackAccount, descriptionIndexes: [UInt32], skip: Int = 0, lastDuration: UInt32? = nil) {
         var toSkip = skip
         for run in other.runs {
             let count = run.count - min(toSkip, run.count)
@@ -334,6 +335,10 @@ extension SampleAccount.TrackAccount {
             sample.descriptionIndex = index >= 0 && index < descriptionIndexes.count ? descriptionIndexes[index] : 0
             sample.groups = intern(sample.groups < 0 ? nil : other.groupSignatures[Int(sample.groups)])
             append(sample, count: count)
+        }
+        if let lastDuration, other.sampleCount > skip, var last = removeLast(1).first?.sample {
+            last.duration = lastDuration
+            append(last)
         }
     }
 }

@@ -88,7 +88,7 @@ public enum Join {
                                  tracks: outputs, options: options.writer)
         writer.notes = MovieWriter.droppedIndexNotes(metadata.boxes)
         if options.chapters {
-            let chapter = try chapterTrack(names: names, starts: starts, lengths: lengths, clock: clock, writer: &writer)
+            let chapter = try chapterTrack(names: names, lengths: lengths, clock: clock, writer: &writer)
             summaries.append(chapter)
         }
         try setMovieHeader(&writer, clock: clock, sourceScale: metadata.header.timescale)

@@ -15,6 +15,26 @@ extension Join {
         var skip = 0
         /// Media time of the skipped samples.
         var skipDuration: UInt64 { timeline.durations.prefix(skip).reduce(0, +) }
+        /// The last sample's duration in the joined track when it differs from the clip's (see `fullLastDuration`).
+        var lastDuration: UInt64?
+        /// Every sample's duration in the joined track.
+        func duration(_ index: Int) -> UInt64 {
+            index == timeline.durations.count - 1 ? lastDuration ?? timeline.durations[index] : timeline.durations[index]
+        }
+        /// Media time of every sample in the joined track (the skipped ones included).
+        var totalDuration: UInt64 { timeline.durations.indices.reduce(0) { $0 + duration($1) } }
+    }
+
+    /// Audio of fixed-length packets whose last packet the clip's stts shortens (ffmpeg writes the
+    /// presented remainder there: 768 where the packet decodes 1024 frames): followed by another clip,
+    /// the packet keeps its full length, so the next clip's samples start after all of it and the edit
+    /// ends inside it (a decoder cuts the edit there instead of playing the packet's tail). nil otherwise.
+    static func fullLastDuration(_ part: Part) -> UInt64? {
+        let durations = part.timeline.durations
+        guard part.track.kind == .audio, durations.count >= 2 + part.skip, let last = durations.last else { return nil }
+        let packet = durations[durations.count - 2]
+        guard last < packet, durations[part.skip..<(durations.count - 1)].allSatisfy({ $0 == packet }) else { return nil }
+        return packet
     }
 
     /// The joined `stsd`: identical entries shared, differing ones that play in one decoder (parameter
@@ -70,6 +90,9 @@ extension Join {
             guard let previous = parts[..<index].lastIndex(where: { $0.timeline.decodeTimes.count > $0.skip }) else { continue }
             parts[index].skip = try overlap(parts[previous], parts[index])
         }
+        for index in parts.indices.dropLast() where parts[index].timeline.decodeTimes.count > parts[index].skip {
+            parts[index].lastDuration = fullLastDuration(parts[index])
+        }
         for (index, part) in parts.enumerated() {
             let timeline = part.timeline
             // The skipped samples are the previous clip's last ones: this clip's media starts that much earlier.
@@ -80,7 +103,7 @@ extension Join {
                 edits.present(mediaTime: Int64(mediaBase) + timeline.mediaStart, duration: timeline.presentedLength)
             }
             if index < parts.count - 1, lengths[index] > timeline.presentedEnd { edits.empty(lengths[index] - timeline.presentedEnd) }
-            mediaBase += timeline.durations.reduce(0, +)
+            mediaBase += part.totalDuration
         }
         let table = builder.table()
         var trak = try first.trakWithFragmentGroupsMerged()
@@ -96,7 +119,8 @@ extension Join {
         let timing = DefragmentedTiming(mediaDuration: mediaBase, trackDuration: edits.entries.reduce(0) { $0 + $1.segmentDuration },
                                         edits: edits.entries.isEmpty ? nil : edits.entries)
         var output = try OutputTrack(trak: trak, rebuilding: table, timing: timing, groups: groups, data: data, timescale: mediaScale)
-        output.joinedParts = parts.map { OutputTrack.JoinedPart(file: $0.file, trackID: $0.track.id, descriptionIndexes: $0.descriptionIndexes, skip: $0.skip) }
+        output.joinedParts = parts.map { OutputTrack.JoinedPart(file: $0.file, trackID: $0.track.id, descriptionIndexes: $0.descriptionIndexes, skip: $0.skip,
+                                                                 lastDuration: $0.lastDuration.map { UInt32(truncatingIfNeeded: $0) }) }
         return (output, edits.entries)
     }
 
@@ -232,7 +256,7 @@ extension Join {
                 stsc += [UInt32(chunkOffsets.count), UInt32(inChunk), description]
             }
             for index in part.skip..<timeline.decodeTimes.count {
-                let delta = UInt32(truncatingIfNeeded: timeline.durations[index])
+                let delta = UInt32(truncatingIfNeeded: part.duration(index))
                 Join.appendRun(&stts, 1, delta)
                 if hasComposition { Join.appendRun(&ctts, 1, UInt32(truncatingIfNeeded: timeline.compositionOffsets[index])) }
                 count += 1

@@ -38,11 +38,14 @@ public struct OutputTrack: Sendable {
         public var descriptionIndexes: [UInt32]
         /// Leading samples of the part not in the output (the part before ends with them).
         public var skip: Int
-        public init(file: ByteSource, trackID: UInt32, descriptionIndexes: [UInt32], skip: Int = 0) {
+        /// The last sample's duration in the output where join gave it another (a shortened audio packet's full length).
+        public var lastDuration: UInt32?
+        public init(file: ByteSource, trackID: UInt32, descriptionIndexes: [UInt32], skip: Int = 0, lastDuration: UInt32? = nil) {
             self.file = file
             self.trackID = trackID
             self.descriptionIndexes = descriptionIndexes
             self.skip = skip
+            self.lastDuration = lastDuration
         }
     }
 

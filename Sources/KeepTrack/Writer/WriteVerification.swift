@@ -118,7 +118,7 @@ public enum WriteVerification {
                 let source = try sources[key] ?? SampleAccount(source: part.file)
                 sources[key] = source
                 guard let original = source.tracks[part.trackID] else { return "track \(part.trackID) of joined file \(number + 1) is not in an independent reading of it" }
-                expected.appendJoined(original, descriptionIndexes: part.descriptionIndexes, skip: part.skip)
+                expected.appendJoined(original, descriptionIndexes: part.descriptionIndexes, skip: part.skip, lastDuration: part.lastDuration)
             }
             if let difference = SampleAccount.difference(expected, copy, nameA: "the joined files", nameB: "the output") {
                 return "track \(id), read independently: \(difference)"
