@@ -59,11 +59,23 @@ public enum Join {
             } catch let KeepTrackError.unsupported(reason) {
                 throw KeepTrackError.unsupported("\(clip.label): \(reason)")
             }
+            // Edits of hostile length are refused before any sum of them (Timeline.presentedEnd adds two).
+            for timeline in timelines[timelines.count - 1] {
+                let (end, overflow) = timeline.emptyBefore.addingReportingOverflow(timeline.presentedLength)
+                guard !overflow, end < 1 << 60 else {
+                    throw KeepTrackError.unsupported("\(clip.label): \(timeline.track.path)/edts/elst lasts past 2^60 units of the movie clock")
+                }
+            }
         }
         let lengths = timelines.map { $0.map(\.presentedEnd).max() ?? 0 }
         var starts: [UInt64] = []
         var position: UInt64 = 0
-        for length in lengths { starts.append(position); position += length }
+        for length in lengths {
+            starts.append(position)
+            let (end, overflow) = position.addingReportingOverflow(length)
+            guard !overflow, end < 1 << 60 else { throw KeepTrackError.unsupported("the clips last past 2^60 units of the movie clock together") }
+            position = end
+        }
         if let empty = lengths.firstIndex(of: 0) { throw KeepTrackError.unsupported("\(clips[empty].label) presents nothing") }
 
         let data = ConcatenatedByteSource(movies.map(\.source))

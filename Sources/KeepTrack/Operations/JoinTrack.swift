@@ -83,6 +83,15 @@ extension Join {
                                    hasDependencies: parts.contains { !dependencies($0).isEmpty },
                                    constantSize: commonConstantSize(parts))
         var edits = EditBuilder(clockScale: UInt64(clock.scale), mediaScale: UInt64(mediaScale))
+        // Every sum below stays far from overflow (hostile durations are refused here, not trapped on).
+        var total: UInt64 = 0
+        for part in parts {
+            for duration in part.timeline.durations {
+                let (sum, overflow) = total.addingReportingOverflow(duration)
+                guard !overflow, sum < 1 << 60 else { throw KeepTrackError.unsupported("\(part.track.path): the clips' sample durations add up past 2^60 media units") }
+                total = sum
+            }
+        }
         var mediaBase: UInt64 = 0
         var parts = parts
         for index in parts.indices.dropFirst() {
@@ -100,7 +109,9 @@ extension Join {
             builder.append(part, dependencies: dependencies(part))
             edits.empty(timeline.emptyBefore)
             if timeline.presentedLength > 0 {
-                edits.present(mediaTime: Int64(mediaBase) + timeline.mediaStart, duration: timeline.presentedLength)
+                let (mediaTime, overflow) = Int64(mediaBase).addingReportingOverflow(timeline.mediaStart)
+                guard !overflow else { throw KeepTrackError.unsupported("\(part.track.path)/edts/elst: a media time past 2^63") }
+                edits.present(mediaTime: mediaTime, duration: timeline.presentedLength)
             }
             if index < parts.count - 1, lengths[index] > timeline.presentedEnd { edits.empty(lengths[index] - timeline.presentedEnd) }
             mediaBase += part.totalDuration
@@ -215,8 +226,9 @@ extension Join {
         }
 
         mutating func present(mediaTime: Int64, duration: UInt64) {
-            if let last = entries.last, last.mediaTime >= 0, (last.segmentDuration * mediaScale) % clockScale == 0,
-               last.mediaTime + Int64(last.segmentDuration * mediaScale / clockScale) == mediaTime {
+            let (scaled, overflow) = (entries.last?.segmentDuration ?? 0).multipliedReportingOverflow(by: mediaScale)
+            if let last = entries.last, last.mediaTime >= 0, !overflow, scaled % clockScale == 0, scaled / clockScale < 1 << 62,
+               last.mediaTime &+ Int64(scaled / clockScale) == mediaTime {
                 entries[entries.count - 1].segmentDuration += duration
                 return
             }

@@ -32,6 +32,8 @@ enum FuzzTargets {
         case repair
         /// The independent per-sample reading the write verification and compare make, on any bytes.
         case sampleAccount
+        /// join's matching, overlap search and joined tables: the movie joined to itself, with chapters.
+        case join
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -65,6 +67,11 @@ enum FuzzTargets {
                 _ = oddSizes
             }
             if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
+            if runs(.join) {
+                var options = Join.Options()
+                options.chapters = true
+                unexpected += [attempt { try layOut(Join.plan([movie, movie], names: ["a", "b"], options: options).writer) }].compactMap { $0 }
+            }
             unexpected += exerciseEdits(movie, only: only)
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
