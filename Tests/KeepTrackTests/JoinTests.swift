@@ -162,6 +162,27 @@ final class JoinTests: XCTestCase {
         XCTAssertEqual(Linter.lint(path: output).findings.map(\.rule.id), [])
     }
 
+    /// Movie metadata comes from the first clip, or from the one `--metadata-from` names (ffprobe's title).
+    func testMetadataFromPicksTheClip() throws {
+        let folder = TemporaryFolder()
+        let first = folder.path("first.mp4"), second = folder.path("second.mp4")
+        try JoinProof.makeClip(first, tone: 300, extra: ["-metadata", "title=First clip"])
+        try JoinProof.makeClip(second, video: "smptehdbars", tone: 500, extra: ["-metadata", "title=Second clip"])
+        func title(_ path: String) throws -> String {
+            guard let probe = runTool("ffprobe", ["-v", "error", "-show_entries", "format_tags=title", "-of", "csv=p=0", path]), probe.code == 0 else {
+                throw unavailable("ffprobe is not installed")
+            }
+            return probe.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        XCTAssertEqual(runCLI(["join", first, second, folder.path("default.mp4")]).code, 0)
+        XCTAssertEqual(try title(folder.path("default.mp4")), "First clip")
+        let picked = runCLI(["join", first, second, folder.path("second-meta.mp4"), "--metadata-from", "2"])
+        XCTAssertEqual(picked.code, 0, picked.error)
+        XCTAssertEqual(try title(folder.path("second-meta.mp4")), "Second clip")
+        XCTAssertEqual(runCLI(["join", first, second, folder.path("none.mp4"), "--metadata-from", "3"]).code, 64)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("none.mp4")))
+    }
+
     /// Clips that cannot continue one another: 65 naming the clip, the track and the difference; no output.
     func testRefusalsNameTheDifferenceAndWriteNothing() throws {
         let folder = TemporaryFolder()

@@ -31,7 +31,7 @@ extension Join {
         let output = try OutputTrack(trak: chapterTrak(id: id, timescale: clock.scale, duration: total), rebuilding: table,
                                      timing: timing, data: MemoryByteSource(samples), timescale: clock.scale)
         writer.tracks.append(output)
-        try writer.tracks[target].trak.modifyChildren { children in
+        writer.tracks[target].trak.modifyChildren { children in
             var chap = ByteWriter(); chap.u32(id)
             let reference = Box(type: "chap", bytes: chap.bytes)
             if let tref = children.firstIndex(where: { $0.type == "tref" }) {
@@ -45,7 +45,7 @@ extension Join {
     }
 
     /// The chapter track's boxes (its sample tables filled in by `OutputTrack(rebuilding:)` and the writer).
-    static func chapterTrak(id: UInt32, timescale: UInt32, duration: UInt64) throws -> Box {
+    static func chapterTrak(id: UInt32, timescale: UInt32, duration: UInt64) -> Box {
         func box(_ type: FourCC, _ body: (inout ByteWriter) -> Void) -> Box {
             var writer = ByteWriter()
             body(&writer)
