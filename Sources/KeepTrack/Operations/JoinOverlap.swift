@@ -8,30 +8,47 @@ extension Join {
     /// Longest run considered (samples).
     static let overlapLimit = 1024
 
-    /// How many of `next`'s first samples repeat `previous`'s last ones (0: none).
+    /// What must agree for two samples to be the same sample (besides their bytes).
+    struct SampleFacts: Equatable {
+        var size: UInt32, duration: UInt64, compositionOffset: Int64, isSync: Bool, description: UInt32
+    }
+
+    static func facts(_ part: Part, _ indexes: Range<Int>) -> [SampleFacts] {
+        let timeline = part.timeline
+        let (sizes, durations, offsets, syncs, descriptions) = (timeline.sizes, timeline.durations, timeline.compositionOffsets, timeline.syncs, timeline.descriptions)
+        let map = part.descriptionIndexes
+        return indexes.map { index in
+            let description = Int(descriptions[index]) - 1
+            return SampleFacts(size: sizes[index], duration: durations[index], compositionOffset: offsets[index], isSync: syncs[index],
+                               description: description >= 0 && description < map.count ? map[description] : 0)
+        }
+    }
+
+    /// How many of `next`'s first samples repeat `previous`'s last ones (0: none): the longest run
+    /// whose facts and bytes agree, tried from the longest.
     static func overlap(_ previous: Part, _ next: Part) throws -> Int {
         let a = previous.timeline, b = next.timeline
-        let aCount = a.decodeTimes.count - previous.skip
-        let limit = min(aCount, b.decodeTimes.count, overlapLimit)
+        let aCount = a.decodeTimes.count
+        let limit = min(aCount - previous.skip, b.decodeTimes.count, overlapLimit)
         guard limit > 0 else { return 0 }
-        func description(_ part: Part, _ index: Int) -> UInt32 {
-            part.descriptionIndexes[safe: Int(part.timeline.descriptions[index]) - 1] ?? 0
-        }
-        func sameFacts(_ i: Int, _ j: Int) -> Bool {
-            a.sizes[i] == b.sizes[j] && a.durations[i] == b.durations[j] && a.compositionOffsets[i] == b.compositionOffsets[j]
-                && a.syncs[i] == b.syncs[j] && description(previous, i) == description(next, j)
-        }
-        var length = limit
-        while length > 0 {
-            let start = a.decodeTimes.count - length
-            if (0..<length).allSatisfy({ sameFacts(start + $0, $0) }),
-               try (0..<length).allSatisfy({ index in
-                   try previous.file.read(at: a.offsets[start + index], count: Int(a.sizes[start + index]))
-                       == next.file.read(at: b.offsets[index], count: Int(b.sizes[index]))
-               }) {
-                return length
+        let tail = facts(previous, (aCount - limit)..<aCount), head = facts(next, 0..<limit)
+        let (aOffsets, bOffsets) = (a.offsets, b.offsets)
+        // The next clip's first samples, read once however many lengths are tried.
+        var headBytes: [[UInt8]] = []
+        func bytes(ofHead index: Int) throws -> [UInt8] {
+            while headBytes.count <= index {
+                headBytes.append(try next.file.read(at: bOffsets[headBytes.count], count: Int(head[headBytes.count].size)))
             }
-            length -= 1
+            return headBytes[index]
+        }
+        for length in stride(from: limit, through: 1, by: -1) {
+            let start = limit - length
+            guard tail[start] == head[0], tail[start...] == head[..<length] else { continue }
+            var same = true
+            for index in 0..<length where same {
+                same = try previous.file.read(at: aOffsets[aCount - length + index], count: Int(head[index].size)) == bytes(ofHead: index)
+            }
+            if same { return length }
         }
         return 0
     }

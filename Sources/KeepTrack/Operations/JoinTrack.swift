@@ -17,12 +17,11 @@ extension Join {
         var skipDuration: UInt64 { timeline.durations.prefix(skip).reduce(0, +) }
         /// The last sample's duration in the joined track when it differs from the clip's (see `fullLastDuration`).
         var lastDuration: UInt64?
-        /// Every sample's duration in the joined track.
-        func duration(_ index: Int) -> UInt64 {
-            index == timeline.durations.count - 1 ? lastDuration ?? timeline.durations[index] : timeline.durations[index]
-        }
         /// Media time of every sample in the joined track (the skipped ones included).
-        var totalDuration: UInt64 { timeline.durations.indices.reduce(0) { $0 + duration($1) } }
+        var totalDuration: UInt64 {
+            guard let last = timeline.durations.last else { return 0 }
+            return timeline.durations.reduce(0, +) - last + (lastDuration ?? last)
+        }
     }
 
     /// Audio of fixed-length packets whose last packet the clip's stts shortens (ffmpeg writes the
@@ -267,25 +266,29 @@ extension Join {
                 if stsc.count >= 3, stsc[stsc.count - 2] == UInt32(inChunk), stsc[stsc.count - 1] == description { return }
                 stsc += [UInt32(chunkOffsets.count), UInt32(inChunk), description]
             }
+            let (durations, offsets, sizes, syncs) = (timeline.durations, timeline.offsets, timeline.sizes, timeline.syncs)
+            let (chunks, descriptions, compositionOffsets) = (timeline.chunks, timeline.descriptions, timeline.compositionOffsets)
+            let lastIndex = durations.count - 1
             for index in part.skip..<timeline.decodeTimes.count {
-                let delta = UInt32(truncatingIfNeeded: part.duration(index))
+                let delta = UInt32(truncatingIfNeeded: index == lastIndex ? part.lastDuration ?? durations[index] : durations[index])
                 Join.appendRun(&stts, 1, delta)
-                if hasComposition { Join.appendRun(&ctts, 1, UInt32(truncatingIfNeeded: timeline.compositionOffsets[index])) }
+                if hasComposition { Join.appendRun(&ctts, 1, UInt32(truncatingIfNeeded: compositionOffsets[index])) }
                 count += 1
-                if allSync || timeline.syncs[index] { sync.append(UInt32(count)) }
-                if constantSize == nil { sizes.append(timeline.sizes[index]) }
+                if allSync || syncs[index] { sync.append(UInt32(count)) }
+                if constantSize == nil { self.sizes.append(sizes[index]) }
                 if hasDependencies { dependencies.append(index < partDependencies.count ? partDependencies[index] : 0) }
-                let joinedDescription = part.descriptionIndexes[safe: Int(timeline.descriptions[index]) - 1] ?? 1
-                let offset = part.base + timeline.offsets[index]
-                if timeline.chunks[index] != chunk || joinedDescription != description || offset != chunkEnd {
+                let sourceDescription = Int(descriptions[index]) - 1
+                let joinedDescription = part.descriptionIndexes.indices.contains(sourceDescription) ? part.descriptionIndexes[sourceDescription] : 1
+                let offset = part.base + offsets[index]
+                if chunks[index] != chunk || joinedDescription != description || offset != chunkEnd {
                     close()
                     chunkOffsets.append(offset)
                     inChunk = 0
-                    chunk = timeline.chunks[index]
+                    chunk = chunks[index]
                     description = joinedDescription
                 }
                 inChunk += 1
-                chunkEnd = offset + UInt64(timeline.sizes[index])
+                chunkEnd = offset + UInt64(sizes[index])
             }
             close()
         }
@@ -298,8 +301,4 @@ extension Join {
             return table
         }
     }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
