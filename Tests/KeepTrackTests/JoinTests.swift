@@ -141,6 +141,35 @@ final class JoinTests: XCTestCase {
             XCTAssertEqual(last.0 + last.1 - firstFrame, 2.0, accuracy: 1e-6, "GStreamer's frames span the summed duration")
         }
         XCTAssertEqual(Linter.lint(path: output).findings.map(\.rule.id), [])
+
+        // Sample descriptions: one per distinct entry of the clips (ffmpeg's differ in their bit rate fields).
+        let clips = try [first, second].map { try Movie.open(path: $0) }
+        for track in movie.tracks {
+            let entries = Set(clips.flatMap { clip in (clip.tracks.first { $0.kind == track.kind }?.sampleEntries ?? []).compactMap { try? $0.serialized() } })
+            XCTAssertEqual(track.sampleEntries.count, entries.count, "track \(track.id): one stsd entry per distinct clip entry")
+        }
+    }
+
+    /// The write verification reads every joined track's parts independently (SampleAccount): a plan
+    /// whose record of a part disagrees with what was written is caught, and nothing is written.
+    func testVerificationChecksJoinedTracksAgainstEveryPart() throws {
+        let folder = TemporaryFolder()
+        let first = folder.path("a.mp4"), second = folder.path("b.mp4")
+        try JoinProof.makeClip(first, tone: 300)
+        try JoinProof.makeClip(second, video: "smptehdbars", tone: 500)
+        let movies = try [first, second].map { try Movie.open(path: $0) }
+        let plan = try Join.plan(movies, names: ["a.mp4", "b.mp4"])
+        let audio = try XCTUnwrap(plan.writer.tracks.firstIndex { $0.trak.find(["mdia", "hdlr"]).flatMap { try? HandlerBox(box: $0) }?.handlerType == "soun" })
+        XCTAssertEqual(plan.writer.tracks[audio].joinedParts.count, 2)
+        XCTAssertNotNil(plan.writer.tracks[audio].joinedParts[0].lastDuration, "the first clip's shortened last packet keeps its full length")
+        XCTAssertNoThrow(try MovieOutput.write(plan.writer, to: folder.path("good.mp4"), inputs: [first, second], overwrite: false))
+
+        var wrong = plan.writer
+        wrong.tracks[audio].joinedParts[0].lastDuration = nil
+        XCTAssertThrowsError(try MovieOutput.write(wrong, to: folder.path("bad.mp4"), inputs: [first, second], overwrite: false)) { error in
+            XCTAssertTrue("\(error)".contains("read independently"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("bad.mp4")))
     }
 
     /// `--chapters`: one chapter per clip named after its file, at the clip's start (ffprobe).
