@@ -148,6 +148,18 @@ final class JoinTests: XCTestCase {
             let entries = Set(clips.flatMap { clip in (clip.tracks.first { $0.kind == track.kind }?.sampleEntries ?? []).compactMap { try? $0.serialized() } })
             XCTAssertEqual(track.sampleEntries.count, entries.count, "track \(track.id): one stsd entry per distinct clip entry")
         }
+
+        // A joined movie joins again: its several audio edits are copied, one more follows.
+        let again = folder.path("aba.mp4")
+        let rerun = runCLI(["join", output, first, again])
+        XCTAssertEqual(rerun.code, 0, rerun.error)
+        XCTAssertEqual(try TrimProof.frameHashes(again), try frames + TrimProof.frameHashes(first))
+        let againAudio = try XCTUnwrap(Movie.open(path: again).tracks.first { $0.kind == .audio })
+        XCTAssertEqual(againAudio.editList?.entries.count, 3)
+        let pcm = try JoinProof.pcm9(again)
+        XCTAssertTrue(pcm.prefix(a.count).map(\.bitPattern) == a.map(\.bitPattern), "the first clip's PCM first")
+        XCTAssertTrue(pcm.suffix(a.count).map(\.bitPattern) == a.map(\.bitPattern), "and last")
+        XCTAssertTrue((0..<2048).contains(pcm.count - 3 * a.count), "\(pcm.count - 3 * a.count) frames of packets FFmpeg 9 plays past two edit ends")
     }
 
     /// The write verification reads every joined track's parts independently (SampleAccount): a plan

@@ -49,25 +49,23 @@ public enum Join {
         let clips = zip(movies, names).enumerated().map { Clip(number: $0.offset + 1, name: $0.element.1, movie: $0.element.0) }
         let matches = try matchTracks(clips)
         let clock = try commonClock(movies)
-        // Each clip's presented timeline, on the common clock.
+        // Each clip's samples and what it presents, on the common clock.
         var timelines: [[Trim.Timeline]] = []
+        var clipEdits: [[[EditListBox.Entry]]] = []
+        var lengths: [UInt64] = []
         for (clip, movie) in zip(clips, movies) {
-            let local = Trim.Clock(scale: clock.scale, source: movie.header.timescale > 0 ? movie.header.timescale
-                                   : Movie.fallbackTimescale(mediaTimescales: movie.tracks.map(\.mediaHeader.timescale)))
+            let movieScale = movie.header.timescale > 0 ? movie.header.timescale : Movie.fallbackTimescale(mediaTimescales: movie.tracks.map(\.mediaHeader.timescale))
+            let local = Trim.Clock(scale: clock.scale, source: movieScale)
             do {
-                timelines.append(try movie.tracks.map { try Trim.Timeline($0, clock: local) })
+                let clipTimelines = try movie.tracks.map { try Trim.Timeline($0, clock: local, severalEdits: true) }
+                let edits = try clipTimelines.map { try Self.clipEdits($0, clock: local, movieScale: movieScale) }
+                lengths.append(try zip(edits, movie.tracks).map { try editsEnd($0, clip.label, $1) }.max() ?? 0)
+                timelines.append(clipTimelines)
+                clipEdits.append(edits)
             } catch let KeepTrackError.unsupported(reason) {
                 throw KeepTrackError.unsupported("\(clip.label): \(reason)")
             }
-            // Edits of hostile length are refused before any sum of them (Timeline.presentedEnd adds two).
-            for timeline in timelines[timelines.count - 1] {
-                let (end, overflow) = timeline.emptyBefore.addingReportingOverflow(timeline.presentedLength)
-                guard !overflow, end < 1 << 60 else {
-                    throw KeepTrackError.unsupported("\(clip.label): \(timeline.track.path)/edts/elst lasts past 2^60 units of the movie clock")
-                }
-            }
         }
-        let lengths = timelines.map { $0.map(\.presentedEnd).max() ?? 0 }
         var starts: [UInt64] = []
         var position: UInt64 = 0
         for length in lengths {
@@ -85,9 +83,9 @@ public enum Join {
             let (stsd, indexes) = try joinDescriptions(row, clips: clips)
             var parts: [Part] = []
             for (clipIndex, track) in row.enumerated() {
-                guard let timeline = timelines[clipIndex].first(where: { $0.track.id == track.id }) else { continue }
-                parts.append(Part(track: track, timeline: timeline, file: movies[clipIndex].source, base: data.bases[clipIndex],
-                                  descriptionIndexes: indexes[clipIndex]))
+                guard let trackIndex = movies[clipIndex].tracks.firstIndex(where: { $0.id == track.id }) else { continue }
+                parts.append(Part(track: track, timeline: timelines[clipIndex][trackIndex], file: movies[clipIndex].source, base: data.bases[clipIndex],
+                                  descriptionIndexes: indexes[clipIndex], edits: clipEdits[clipIndex][trackIndex]))
             }
             let (output, edits) = try joinTrack(parts, stsd: stsd, clock: clock, lengths: lengths, data: data)
             outputs.append(output)

@@ -11,6 +11,9 @@ extension Join {
         let base: UInt64
         /// Each of the track's sample description indexes (1-based) → its index in the joined stsd.
         let descriptionIndexes: [UInt32]
+        /// What the clip's track presents (`clipEdits`): media times in its own media, durations on the joined clock.
+        let edits: [EditListBox.Entry]
+        var presentedEnd: UInt64 { edits.reduce(0) { $0 + $1.segmentDuration } }
         /// Leading samples left out: the previous clip of the track ends with them (`JoinOverlap`).
         var skip = 0
         /// Media time of the skipped samples.
@@ -106,13 +109,13 @@ extension Join {
             // The skipped samples are the previous clip's last ones: this clip's media starts that much earlier.
             mediaBase -= part.skipDuration
             builder.append(part, dependencies: dependencies(part))
-            edits.empty(timeline.emptyBefore)
-            if timeline.presentedLength > 0 {
-                let (mediaTime, overflow) = Int64(mediaBase).addingReportingOverflow(timeline.mediaStart)
+            for edit in part.edits {
+                if edit.mediaTime < 0 { edits.empty(edit.segmentDuration); continue }
+                let (mediaTime, overflow) = Int64(mediaBase).addingReportingOverflow(edit.mediaTime)
                 guard !overflow else { throw KeepTrackError.unsupported("\(part.track.path)/edts/elst: a media time past 2^63") }
-                edits.present(mediaTime: mediaTime, duration: timeline.presentedLength)
+                edits.present(mediaTime: mediaTime, duration: edit.segmentDuration)
             }
-            if index < parts.count - 1, lengths[index] > timeline.presentedEnd { edits.empty(lengths[index] - timeline.presentedEnd) }
+            if index < parts.count - 1, lengths[index] > part.presentedEnd { edits.empty(lengths[index] - part.presentedEnd) }
             mediaBase += part.totalDuration
         }
         let table = builder.table()
