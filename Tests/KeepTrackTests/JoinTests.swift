@@ -224,6 +224,30 @@ final class JoinTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("none.mp4")))
     }
 
+    /// A track with the largest ID there is (found by the fuzzer: the next free ID overflowed): the join
+    /// is written, a chapter track is refused for want of an ID.
+    func testLargestTrackIDLeavesNoChapterID() throws {
+        let folder = TemporaryFolder()
+        let base = folder.path("base.mp4"), largest = folder.path("largest.mp4")
+        try JoinProof.makeClip(base, audio: false)
+        var edit = MovieEdit(try Movie.open(path: base))
+        let id = try XCTUnwrap(edit.tracks.first?.id)
+        try edit.editHeader(id) { header in
+            header.trackID = .max
+            return "largest ID"
+        }
+        // Read back unverified: the passthrough check looks the track up by its old ID, which this edit changes.
+        var unverified = MovieOutput.Options()
+        unverified.verify = false
+        try MovieOutput.write(edit.writer(), to: largest, inputs: [base], options: unverified)
+        let joined = runCLI(["join", largest, largest, folder.path("joined.mp4")])
+        XCTAssertEqual(joined.code, 0, joined.error)
+        XCTAssertEqual(try Movie.open(path: folder.path("joined.mp4")).tracks.map(\.id), [UInt32.max])
+        let chapters = runCLI(["join", largest, largest, folder.path("chapters.mp4"), "--chapters"])
+        XCTAssertEqual(chapters.code, 65)
+        XCTAssertTrue(chapters.error.contains("no ID is left"), chapters.error)
+    }
+
     /// Clips that cannot continue one another: 65 naming the clip, the track and the difference; no output.
     func testRefusalsNameTheDifferenceAndWriteNothing() throws {
         let folder = TemporaryFolder()

@@ -125,7 +125,9 @@ public enum Join {
     static func setMovieHeader(_ writer: inout MovieWriter, clock: Trim.Clock, sourceScale: UInt32) throws {
         let headers = writer.tracks.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) } }
         let longest = headers.map(\.duration).max() ?? 0
-        let nextID = (headers.map(\.trackID).max() ?? 0) + 1
+        // The largest ID may be the last one there is: then no ID is free, which mvhd says with its largest value.
+        let nextID = (headers.map(\.trackID).max() ?? 0) &+ 1
+        let next = nextID == 0 ? UInt32.max : nextID
         try writer.moovTemplate.modifyChildren { children in
             for index in children.indices where children[index].type == "mvhd" {
                 children[index] = try children[index].reencoded(MovieHeaderBox.self) { mvhd in
@@ -133,7 +135,7 @@ public enum Join {
                     mvhd.timescale = clock.scale
                     if longest > UInt64(UInt32.max) { mvhd.header.version = 1 }
                     mvhd.duration = longest
-                    mvhd.nextTrackID = max(mvhd.nextTrackID, nextID)
+                    mvhd.nextTrackID = max(mvhd.nextTrackID, next)
                     mvhd.quickTimeTimes = Trim.movedTimes(mvhd.quickTimeTimes, from: max(from, 1), to: clock.scale, start: 0, duration: longest)
                 }
             }

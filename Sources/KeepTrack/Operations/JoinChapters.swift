@@ -9,7 +9,9 @@ extension Join {
         if writer.tracks.contains(where: { $0.trak.first("tref")?.first("chap") != nil }) {
             throw KeepTrackError.unsupported("the first clip has chapters already (a chap track reference): --chapters would add a second chapter track")
         }
-        let id = (writer.tracks.compactMap { MovieWriter.trackID($0.trak) }.max() ?? 0) + 1
+        let largest = writer.tracks.compactMap { MovieWriter.trackID($0.trak) }.max() ?? 0
+        guard largest < UInt32.max else { throw KeepTrackError.unsupported("track \(largest) has the largest ID there is: no ID is left for a chapter track") }
+        let id = largest + 1
         // Chapter samples timed on the movie clock (every clip start exact).
         var samples: [UInt8] = []
         var sizes: [UInt32] = []
