@@ -12,6 +12,7 @@ extension OptionKey<Bool> {
     public static var all: Self { Self("all") }
     public static var allEntries: Self { Self("all-entries") }
     public static var allowSilence: Self { Self("allow-silence") }
+    public static var chapters: Self { Self("chapters") }
     public static var compare: Self { Self("compare") }
     public static var device: Self { Self("device") }
     public static var faces: Self { Self("faces") }
@@ -74,6 +75,7 @@ extension OptionKey<Int> {
     public static var depth: Self { Self("depth") }
     public static var frameRate: Self { Self("frame-rate") }
     public static var jobs: Self { Self("jobs") }
+    public static var metadataFrom: Self { Self("metadata-from") }
     public static var track: Self { Self("track") }
     public static var videoFrameBytes: Self { Self("video-frame-bytes") }
 }

@@ -319,6 +319,30 @@ struct RunMerge {
     }
 }
 
+extension SampleAccount.TrackAccount {
+    /// Appends every sample of `other` (a joined movie's next part): its description indexes mapped
+    /// through `descriptionIndexes` (1-based, 0 where out of range), its groups by their descriptions' bytes.
+    /// The first `skip` samples of `other` are left out.
+    /// `lastDuration` replaces the duration of `other`'s last sample.
+    mutating func appendJoined(_ other: SampleAccount.TrackAccount, descriptionIndexes: [UInt32], skip: Int = 0, lastDuration: UInt32? = nil) {
+        var toSkip = skip
+        for run in other.runs {
+            let count = run.count - min(toSkip, run.count)
+            toSkip -= run.count - count
+            guard count > 0 else { continue }
+            var sample = run.sample
+            let index = Int(sample.descriptionIndex) - 1
+            sample.descriptionIndex = index >= 0 && index < descriptionIndexes.count ? descriptionIndexes[index] : 0
+            sample.groups = intern(sample.groups < 0 ? nil : other.groupSignatures[Int(sample.groups)])
+            append(sample, count: count)
+        }
+        if let lastDuration, other.sampleCount > skip, var last = removeLast(1).first?.sample {
+            last.duration = lastDuration
+            append(last)
+        }
+    }
+}
+
 extension SampleAccount {
     /// The first way two tracks' samples differ, in words, or nil when every fact of every sample agrees.
     /// `sizes: false` leaves sizes out (samples whose bytes were meant to change).

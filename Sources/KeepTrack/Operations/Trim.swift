@@ -293,7 +293,9 @@ public enum Trim {
         var presentedStart: UInt64 { emptyBefore }
         var presentedEnd: UInt64 { emptyBefore + presentedLength }
 
-        init(_ track: Track, clock: Clock) throws {
+        /// `severalEdits`: read a track whose edit list presents several edits (join copies them) instead of refusing
+        /// it; `emptyBefore`, `mediaStart` and `presentedLength` then describe only the first presented edit.
+        init(_ track: Track, clock: Clock, severalEdits: Bool = false) throws {
             self.track = track
             self.clock = clock
             mediaScale = track.mediaHeader.timescale
@@ -348,7 +350,7 @@ public enum Trim {
             var presented: [EditListBox.Entry] = []
             for entry in edits ?? [] {
                 if entry.mediaTime < 0 {
-                    guard presented.isEmpty else {
+                    guard presented.isEmpty || severalEdits else {
                         throw KeepTrackError.unsupported("\(track.path)/edts/elst has an empty edit after a presented one; trim cuts tracks with one presented edit")
                     }
                     empty += toMovie(entry.segmentDuration)
@@ -356,7 +358,7 @@ public enum Trim {
                     presented.append(entry)
                 }
             }
-            guard presented.count <= 1 else {
+            guard presented.count <= 1 || severalEdits else {
                 throw KeepTrackError.unsupported("\(track.path)/edts/elst presents \(presented.count) edits; trim cuts tracks with one presented edit (and an optional empty one before it)")
             }
             if let edit = presented.first {

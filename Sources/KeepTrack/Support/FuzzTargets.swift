@@ -37,6 +37,8 @@ enum FuzzTargets {
         case scrub
         /// `repair`'s walk of media data without a moov, the movie's own tracks as the reference.
         case recordingRepair
+        /// join's matching, overlap search and joined tables: the movie joined to itself, with chapters.
+        case join
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -73,6 +75,11 @@ enum FuzzTargets {
             if runs(.passThrough) { try layOut(MovieWriter(passingThrough: movie)) }
             if runs(.scrub) { unexpected += [attempt { try exerciseScrub(movie) }].compactMap { $0 } }
             if runs(.recordingRepair) { unexpected += [attempt { try exerciseRecordingRepair(bytes, movie: movie) }].compactMap { $0 } }
+            if runs(.join) {
+                var options = Join.Options()
+                options.chapters = true
+                unexpected += [attempt { try layOut(Join.plan([movie, movie], names: ["a", "b"], options: options).writer) }].compactMap { $0 }
+            }
             unexpected += exerciseEdits(movie, only: only)
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }

@@ -114,6 +114,13 @@ final class FileAppender {
             }
             return
         }
+        if let joined = source as? ConcatenatedByteSource {
+            // Each range from the file it is in (join).
+            for piece in try joined.pieces(at: offset, length: length) {
+                try copy(from: piece.source, offset: piece.offset, length: piece.length, buffer: &buffer)
+            }
+            return
+        }
         var remaining = length
         var sourceOffset = offset
         if source is ZeroByteSource {

@@ -26,6 +26,28 @@ public struct OutputTrack: Sendable {
     /// Every sample's sample groups as the source has them, when the writer rebuilt the trak's
     /// sbgp/sgpd (a fragmented source with groups in its trafs); verification checks the output against it.
     public var expectedGroups: SampleGroupMembership?
+    /// A track joined from several files' tracks end to end (`join`): each part's samples pass through
+    /// as they are but for their description index; the write verification checks the output against
+    /// independent readings of every part (`SampleAccount`). Empty for any other track.
+    public var joinedParts: [JoinedPart] = []
+
+    public struct JoinedPart: Sendable {
+        /// The file the part's track is in, its ID there, and each of its description indexes (1-based) in the output.
+        public var file: ByteSource
+        public var trackID: UInt32
+        public var descriptionIndexes: [UInt32]
+        /// Leading samples of the part not in the output (the part before ends with them).
+        public var skip: Int
+        /// The last sample's duration in the output where join gave it another (a shortened audio packet's full length).
+        public var lastDuration: UInt32?
+        public init(file: ByteSource, trackID: UInt32, descriptionIndexes: [UInt32], skip: Int = 0, lastDuration: UInt32? = nil) {
+            self.file = file
+            self.trackID = trackID
+            self.descriptionIndexes = descriptionIndexes
+            self.skip = skip
+            self.lastDuration = lastDuration
+        }
+    }
 
     public init(trak: Box, table: SampleTable, data: ByteSource, timescale: UInt32) {
         self.trak = trak

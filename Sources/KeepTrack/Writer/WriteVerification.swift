@@ -105,9 +105,25 @@ public enum WriteVerification {
     /// agree; an init segment's `trex` stays; a known movie duration does not become unknown.
     static func independentDifference(_ writer: MovieWriter, written: ByteSource) throws -> String? {
         let checked = writer.tracks.filter { $0.sampleFactsSource != nil }
-        guard !checked.isEmpty else { return nil }
+        let joined = writer.tracks.filter { !$0.joinedParts.isEmpty }
+        guard !checked.isEmpty || !joined.isEmpty else { return nil }
         let output = try SampleAccount(source: written)
         var sources: [ObjectIdentifier: SampleAccount] = [:]
+        for track in joined {
+            guard let id = MovieWriter.trackID(track.trak) else { continue }
+            guard let copy = output.tracks[id] else { return "track \(id) is not in an independent reading of the output" }
+            var expected = SampleAccount.TrackAccount(id: id)
+            for (number, part) in track.joinedParts.enumerated() {
+                let key = ObjectIdentifier(part.file)
+                let source = try sources[key] ?? SampleAccount(source: part.file)
+                sources[key] = source
+                guard let original = source.tracks[part.trackID] else { return "track \(part.trackID) of joined file \(number + 1) is not in an independent reading of it" }
+                expected.appendJoined(original, descriptionIndexes: part.descriptionIndexes, skip: part.skip, lastDuration: part.lastDuration)
+            }
+            if let difference = SampleAccount.difference(expected, copy, nameA: "the joined files", nameB: "the output") {
+                return "track \(id), read independently: \(difference)"
+            }
+        }
         for track in checked {
             guard let sourceID = track.sampleFactsSource, let id = MovieWriter.trackID(track.trak) else { continue }
             let file = track.sampleFactsFile ?? track.data
