@@ -72,4 +72,11 @@ ffmpeg -v error -nostdin -y -f lavfi -i "testsrc=size=32x32:rate=10:duration=0.1
 for variant in iphone spatial-first both-enabled no-fall moov-first co64 mp4 lpcm-spatial audio-only five-channel; do
     "$KT" fixture "$variant" "$seeds/kt-$variant" --duration 0.1 --video-frame-bytes 16 --force >/dev/null
 done
+# A movie cut short inside its mdat (moov whole): the truncated reading and salvage (FuzzTargets.exerciseTruncated).
+python3 - "$seeds/kt-moov-first" "$seeds/kt-moov-first-truncated" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+at = data.rfind(b"mdat") - 4
+open(sys.argv[2], "wb").write(data[:at + (len(data) - at) // 2])
+PY
 ls -l "$seeds" | awk 'NR > 1 { total += $5; n++ } END { print n " seeds, " total " bytes" }'

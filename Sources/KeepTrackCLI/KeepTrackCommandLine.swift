@@ -25,6 +25,7 @@ public enum KeepTrackCommandLine {
         ExtractCommand.spec,
         TrimCommand.spec,
         SplitCommand.spec,
+        SalvageCommand.spec,
         FixtureCommand.spec,
     ]
 

@@ -32,6 +32,9 @@ enum FuzzTargets {
         case repair
         /// The independent per-sample reading the write verification and compare make, on any bytes.
         case sampleAccount
+        /// A movie cut short read as truncated (complete samples per track), reported, linted and
+        /// planned by salvage (the trim of the complete samples), laid out.
+        case truncated
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -69,6 +72,7 @@ enum FuzzTargets {
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
         if runs(.sampleAccount) { unexpected += [attempt { _ = try SampleAccount(source: MemoryByteSource(bytes)) }].compactMap { $0 } }
+        if runs(.truncated) { unexpected += [attempt { try exerciseTruncated(bytes) }].compactMap { $0 } }
         return unexpected + [parseError].compactMap { $0 }
     }
 
@@ -80,6 +84,18 @@ enum FuzzTargets {
         let movie = try Movie(source: repair.repaired(source), checkingFragmentOffsets: false)
         for finding in Linter.lint(movie) { _ = finding.message }
         try layOut(MovieWriter(passingThrough: movie))
+    }
+
+    /// The truncated reading runs only where the file is cut short, which the parse above refuses.
+    static func exerciseTruncated(_ bytes: [UInt8]) throws {
+        let movie = try Movie(source: MemoryByteSource(bytes), allowingTruncation: true)
+        guard let truncation = movie.truncation else { return }
+        _ = truncation.json.rendered()
+        _ = InspectReport(movie: movie, name: "fuzz").text
+        for finding in Linter.lint(movie) { _ = finding.message }
+        let plan = try Salvage.plan(movie)
+        _ = Salvage.lines(plan)
+        try layOut(plan.trim.writer)
     }
 
     /// Runs `body`; a KeepTrackError is the expected end for bad input, anything else is recorded.

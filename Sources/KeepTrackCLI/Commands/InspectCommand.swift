@@ -13,6 +13,8 @@ enum InspectCommand {
         Bytes of an mdat that no sample references are counted and reported ("mdat at 48: 61,234 of 62,000 bytes not
         referenced by any sample"); a warning above 1,024 bytes or when not all zero (only those few bytes are read).
         A fragmented movie (moof/traf/trun) shows every fragment's samples, its true duration and "fragmented, N fragments".
+        A truncated file (moov whole, media data cut short) is read: per track, the complete samples, when they end
+        and the bytes missing (`keeptrack salvage` writes what is there).
         Spatial (stereoscopic) video says so: MV-HEVC, the eyes coded, field of view, camera baseline, projection.
         Exit status: 0 when every file was read, else the worst of 65 (malformed), 66 (missing), 74 (I/O error).
         """
@@ -21,7 +23,7 @@ enum InspectCommand {
         var documents: [JSONValue] = []
         for (index, path) in invocation.positionals.enumerated() {
             do {
-                let movie = try Movie.open(path: path)
+                let movie = try Movie.open(path: path, allowingTruncation: true)
                 let report = InspectReport(movie: movie, name: path)
                 if invocation.flag(.json) {
                     documents.append(report.json)
