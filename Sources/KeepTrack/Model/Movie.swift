@@ -62,7 +62,12 @@ public struct Movie: Sendable {
         fileType = try boxes.first { $0.type == "ftyp" }.map { try FileTypeBox(box: $0) }
         guard let moovIndex = boxes.firstIndex(where: { $0.type == "moov" }) else {
             let types = boxes.prefix(8).map(\.type.description).joined(separator: ", ")
-            throw KeepTrackError.malformed(path: "", offset: 0, reason: "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))")
+            var reason = "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))"
+            if boxes.contains(where: { $0.type == "moof" }) {
+                reason = "no moov box: a media segment (top-level boxes: \(types)); its tracks are described by its init segment: "
+                    + "give it with --init INIT.mp4 before the segments (inspect, remux, extract, trim)"
+            }
+            throw KeepTrackError.malformed(path: "", offset: 0, reason: reason)
         }
         self.moovIndex = moovIndex
         let moov = boxes[moovIndex]

@@ -114,6 +114,12 @@ final class FileAppender {
             }
             return
         }
+        if let joined = source as? ConcatenatedByteSource {
+            for piece in try joined.pieces(at: offset, length: length) {
+                try copy(from: piece.part, offset: piece.offset, length: piece.length, buffer: &buffer)
+            }
+            return
+        }
         var remaining = length
         var sourceOffset = offset
         if source is ZeroByteSource {

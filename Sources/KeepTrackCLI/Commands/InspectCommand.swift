@@ -7,7 +7,8 @@ enum InspectCommand {
         summary: "Show every track: codec, true channels, enabled flag, alternate group, fallbacks.",
         arguments: "FILE...",
         minimumPositionals: 1,
-        options: [.flag(.json, "Print JSON (keys documented in the README): one object per file, an array for several files.")],
+        options: [.flag(.json, "Print JSON (keys documented in the README): one object per file, an array for several files."),
+                  SegmentInputs.option],
         discussion: """
         Reads only the structure of each file (never the media data), so a 4 GiB file inspects as fast as a small one.
         Bytes of an mdat that no sample references are counted and reported ("mdat at 48: 61,234 of 62,000 bytes not
@@ -16,15 +17,24 @@ enum InspectCommand {
         A truncated file (moov whole, media data cut short) is read: per track, the complete samples, when they end
         and the bytes missing (`keeptrack salvage` writes what is there).
         Spatial (stereoscopic) video says so: MV-HEVC, the eyes coded, field of view, camera baseline, projection.
+        With --init INIT, the files are media segments of that init segment, read in the order given as one movie
+        (one report, named after INIT).
         Exit status: 0 when every file was read, else the worst of 65 (malformed), 66 (missing), 74 (I/O error).
         """
     ) { invocation, console in
         var worst: Int32 = 0
         var documents: [JSONValue] = []
-        for (index, path) in invocation.positionals.enumerated() {
+        // Each file is a movie; with --init, the files are the segments of one.
+        var inputs: [(name: String, open: () throws -> Movie)] = invocation.positionals.map { path in
+            (path, { try Movie.open(path: path, allowingTruncation: true) })
+        }
+        if let initPath = invocation.value(.initSegment) {
+            inputs = [(initPath, { try Movie.open(initSegment: initPath, segments: invocation.positionals) })]
+        }
+        for (index, input) in inputs.enumerated() {
+            let path = input.name
             do {
-                let movie = try Movie.open(path: path, allowingTruncation: true)
-                let report = InspectReport(movie: movie, name: path)
+                let report = InspectReport(movie: try input.open(), name: path)
                 if invocation.flag(.json) {
                     documents.append(report.json)
                 } else {
@@ -40,7 +50,7 @@ enum InspectCommand {
             }
         }
         if invocation.flag(.json) {
-            console.print(documents.count == 1 && invocation.positionals.count == 1 ? documents[0].rendered() : JSONValue.array(documents).rendered())
+            console.print(documents.count == 1 && inputs.count == 1 ? documents[0].rendered() : JSONValue.array(documents).rendered())
         }
         return worst
     }

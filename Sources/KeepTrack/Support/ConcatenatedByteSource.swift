@@ -1,0 +1,78 @@
+/// Several sources laid end to end, read as one: an init segment followed by its media segments
+/// (DASH, HLS fMP4, CMAF), which together are one fragmented movie. Offsets inside the segments
+/// (trun data offsets from their moof) stay right because each segment keeps its bytes in order.
+public final class ConcatenatedByteSource: ByteSource {
+    public let parts: [ByteSource]
+    /// Where each part starts here.
+    let starts: [UInt64]
+    public let size: UInt64
+
+    public init(_ parts: [ByteSource]) {
+        self.parts = parts
+        var starts: [UInt64] = []
+        var total: UInt64 = 0
+        for part in parts {
+            starts.append(total)
+            total += part.size
+        }
+        self.starts = starts
+        size = total
+    }
+
+    /// The pieces of the parts that hold `length` bytes from `offset` here, in order.
+    public func pieces(at offset: UInt64, length: UInt64) throws -> [(part: ByteSource, offset: UInt64, length: UInt64)] {
+        guard offset <= size, length <= size - offset else {
+            throw KeepTrackError.malformed(path: "", offset: offset, reason: "read of \(length) bytes past the end of the segments (\(size) bytes)")
+        }
+        var result: [(part: ByteSource, offset: UInt64, length: UInt64)] = []
+        var position = offset, remaining = length
+        var index = (starts.lastIndex { $0 <= position }) ?? 0
+        while remaining > 0, index < parts.count {
+            let into = position - starts[index]
+            let take = min(remaining, parts[index].size - into)
+            if take > 0 { result.append((parts[index], into, take)) }
+            position += take
+            remaining -= take
+            index += 1
+        }
+        return result
+    }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count >= 0 else { throw KeepTrackError.malformed(path: "", offset: offset, reason: "a read of \(count) bytes") }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for piece in try pieces(at: offset, length: UInt64(count)) { bytes += try piece.part.read(at: piece.offset, count: Int(piece.length)) }
+        return bytes
+    }
+}
+
+extension Movie {
+    /// An init segment (ftyp, moov with mvex) and its media segments (styp, sidx, moof, mdat, or bare
+    /// moof and mdat), in order, read as one fragmented movie.
+    public static func open(initSegment: String, segments: [String]) throws -> Movie {
+        guard !segments.isEmpty else { throw KeepTrackError.usage("--init \(initSegment) needs at least one media segment after it") }
+        let initSource = try FileByteSource(path: initSegment)
+        let initBoxes = try BoxParser.parseFile(initSource)
+        guard initBoxes.contains(where: { $0.type == "moov" }) else {
+            throw KeepTrackError.malformed(path: "", offset: 0, reason: "\(initSegment) is not an init segment: it has no moov box (top-level boxes: \(initBoxes.prefix(8).map(\.type.description).joined(separator: ", ")))")
+        }
+        if let media = initBoxes.first(where: { $0.type == "mdat" || $0.type == "moof" }) {
+            throw KeepTrackError.malformed(path: media.type.description, offset: media.offset,
+                reason: "\(initSegment) holds media itself (\(media.type)): give it as the movie, not as --init")
+        }
+        var parts: [ByteSource] = [initSource]
+        for path in segments {
+            let source = try FileByteSource(path: path)
+            let boxes = try BoxParser.parseFile(source)
+            if let moov = boxes.first(where: { $0.type == "moov" }) {
+                throw KeepTrackError.malformed(path: "moov", offset: moov.offset, reason: "\(path) has a moov box: it is a movie or an init segment, not a media segment")
+            }
+            guard boxes.contains(where: { $0.type == "moof" }) else {
+                throw KeepTrackError.malformed(path: "", offset: 0, reason: "\(path) is not a media segment: it has no moof box")
+            }
+            parts.append(source)
+        }
+        return try Movie(source: ConcatenatedByteSource(parts))
+    }
+}
