@@ -26,6 +26,7 @@ public enum KeepTrackCommandLine {
         TrimCommand.spec,
         SplitCommand.spec,
         SalvageCommand.spec,
+        ExtractMovieCommand.spec,
         FixtureCommand.spec,
     ]
 

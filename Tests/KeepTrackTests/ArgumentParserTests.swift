@@ -125,6 +125,6 @@ final class ArgumentParserTests: XCTestCase {
                 checked += 1
             }
         }
-        XCTAssertEqual(checked, 18, "one file per command")
+        XCTAssertEqual(checked, 19, "one file per command")
     }
 }

@@ -56,6 +56,7 @@ final class FuzzRegressionTests: XCTestCase {
         var fragmented = 0
         var repaired: [String] = []
         var truncated: [String] = []
+        var photos: [String] = []
         var chosen: [FuzzTargets.Target: Int] = [:]
         for file in seeds + corpus {
             let bytes = Array(try Data(contentsOf: file))
@@ -73,6 +74,9 @@ final class FuzzRegressionTests: XCTestCase {
             } else if (try? Movie(source: source, allowingTruncation: true))?.truncation != nil {
                 // Cut short inside its mdat: refused by the edits, read by the truncated target.
                 truncated.append(file.lastPathComponent)
+            } else if MotionPhoto.find(in: source) != nil {
+                // A picture holding a movie: the motion photo scan's input.
+                photos.append(file.lastPathComponent)
             }
         }
         // Annex B seeds (annexb.h264/.hevc) are the parameter-set parser's input, not movies.
@@ -81,7 +85,9 @@ final class FuzzRegressionTests: XCTestCase {
         // The stale-fragment seeds (Fuzz/make-seeds.sh) reach the repair target, not the edits.
         XCTAssertEqual(repaired.sorted(), ["ff-global-sidx.mp4", "tagged-atomicparsley-frag.mp4", "tagged-mutagen-frag.mp4"])
         XCTAssertEqual(truncated, ["kt-moov-first-truncated"])
-        XCTAssertEqual(parsed + repaired.count + truncated.count, movieSeeds.count, "every movie seed is a valid movie, one its repair reads or a truncated one")
+        XCTAssertEqual(photos.sorted(), ["photo-google.jpg", "photo-samsung.heic"])
+        XCTAssertEqual(parsed + repaired.count + truncated.count + photos.count, movieSeeds.count,
+                       "every movie seed is a valid movie, one its repair reads, a truncated one or a motion photo")
         XCTAssertGreaterThanOrEqual(fragmented, 7, "fragmented layouts among the seeds")
         // One execution runs one planner or edit, chosen by a hash of the input: every one gets a share.
         let share = (seeds.count + corpus.count) / FuzzTargets.Target.allCases.count

@@ -58,12 +58,20 @@ public struct Movie: Sendable {
     /// (`FragmentOffsetRepair`); false only to read a repaired view.
     public init(source: ByteSource, checkingFragmentOffsets: Bool = true, allowingTruncation: Bool = false) throws {
         self.source = source
-        boxes = try BoxParser.parseFile(source)
+        do {
+            boxes = try BoxParser.parseFile(source)
+        } catch KeepTrackError.malformed(let path, let offset, let reason) {
+            // A JPEG motion photo is no box sequence: say where its movie is and what reads it.
+            guard let photo = MotionPhoto.find(in: source) else { throw KeepTrackError.malformed(path: path, offset: offset, reason: reason) }
+            throw KeepTrackError.malformed(path: path, offset: offset, reason: reason + "; the file is " + photo.hint)
+        }
         fileType = try boxes.first { $0.type == "ftyp" }.map { try FileTypeBox(box: $0) }
         guard let moovIndex = boxes.firstIndex(where: { $0.type == "moov" }) else {
             let types = boxes.prefix(8).map(\.type.description).joined(separator: ", ")
             var reason = "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))"
-            if boxes.contains(where: { $0.type == "moof" }) {
+            if let photo = MotionPhoto.find(in: source) {
+                reason = "no moov box: the file is \(photo.hint) (top-level boxes: \(types))"
+            } else if boxes.contains(where: { $0.type == "moof" }) {
                 reason = "no moov box: a media segment (top-level boxes: \(types)); its tracks are described by its init segment: "
                     + "give it with --init INIT.mp4 before the segments (inspect, remux, extract, trim)"
             }

@@ -73,6 +73,8 @@ enum FuzzTargets {
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
         if runs(.sampleAccount) { unexpected += [attempt { _ = try SampleAccount(source: MemoryByteSource(bytes)) }].compactMap { $0 } }
         if runs(.truncated) { unexpected += [attempt { try exerciseTruncated(bytes) }].compactMap { $0 } }
+        // The motion photo scan is cheap (marker segments or top-level headers): on every input.
+        unexpected += [attempt { try exerciseMotionPhoto(bytes) }].compactMap { $0 }
         return unexpected + [parseError].compactMap { $0 }
     }
 
@@ -96,6 +98,15 @@ enum FuzzTargets {
         let plan = try Salvage.plan(movie)
         _ = Salvage.lines(plan)
         try layOut(plan.trim.writer)
+    }
+
+    /// The motion photo scan (JPEG marker segments and XMP, HEIF boxes, Samsung's marker) and, when it
+    /// finds a movie, that movie read and reported.
+    static func exerciseMotionPhoto(_ bytes: [UInt8]) throws {
+        let source = MemoryByteSource(bytes)
+        guard let photo = MotionPhoto.find(in: source) else { return }
+        _ = (photo.summary, photo.hint)
+        _ = InspectReport(movie: try photo.movie(in: source), name: "fuzz").json.rendered()
     }
 
     /// Runs `body`; a KeepTrackError is the expected end for bad input, anything else is recorded.

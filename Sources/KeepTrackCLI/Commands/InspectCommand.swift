@@ -17,6 +17,8 @@ enum InspectCommand {
         A truncated file (moov whole, media data cut short) is read: per track, the complete samples, when they end
         and the bytes missing (`keeptrack salvage` writes what is there).
         Spatial (stereoscopic) video says so: MV-HEVC, the eyes coded, field of view, camera baseline, projection.
+        A motion photo (Samsung HEIC with an mpvd box, Google MotionPhoto JPEG, Samsung JPEG with MotionPhoto_Data)
+        shows where its embedded movie is (layout, byte offset, size) and the movie's own report; `extract-movie` writes it.
         With --init INIT, the files are media segments of that init segment, read in the order given as one movie
         (one report, named after INIT).
         Exit status: 0 when every file was read, else the worst of 65 (malformed), 66 (missing), 74 (I/O error).
@@ -42,6 +44,16 @@ enum InspectCommand {
                     console.print(report.text)
                 }
             } catch let error as KeepTrackError {
+                // A motion photo is no movie, but holds one: show it.
+                if invocation.value(.initSegment) == nil, let photo = (try? MotionPhotoReport(path: path)) ?? nil {
+                    if invocation.flag(.json) {
+                        documents.append(photo.json)
+                    } else {
+                        if index > 0 { console.print() }
+                        console.print(photo.text)
+                    }
+                    continue
+                }
                 console.error("\(path): \(error.description)")
                 worst = max(worst, error.exitCode)
                 if invocation.flag(.json) {
