@@ -83,6 +83,8 @@ final class TruncatedMovieTests: XCTestCase {
                 let lint = runCLI(["lint", "--json", cut])
                 XCTAssertEqual(lint.code, 1, "\(context): \(lint.out)")
                 XCTAssertTrue(lint.out.contains("\"rule\": \"truncated\""), lint.out)
+                // The start of the sample the file ends inside is not "unreferenced" media data.
+                XCTAssertEqual(lint.out.contains("unreferenced-media-data"), runCLI(["lint", source]).out.contains("unreferenced-media-data"), context)
             }
         }
     }

@@ -23,6 +23,9 @@ public struct Truncation: Sendable, Equatable {
         /// Earliest presentation (media units from the first decode time, before edits) of a missing
         /// sample: where what can be shown of the track ends. Nil when nothing is missing.
         var firstMissingPresentation: Int64?
+        /// Where the sample the file ends inside begins (its first bytes are in the file, not referenced
+        /// by the complete samples); nil when the cut falls between this track's samples.
+        var partialSampleOffset: UInt64?
         public var isCut: Bool { completeSamples < totalSamples }
     }
 
@@ -96,12 +99,14 @@ public struct Truncation: Sendable, Equatable {
         var missing: UInt64 = 0
         var completeEnd = table.firstDecodeTime
         var firstMissing: Int64?
+        var partial: UInt64?
         for sample in table.samples {
             let end = sample.offset &+ UInt64(sample.size)
             if end > fileSize || end < sample.offset {
                 missing &+= end < sample.offset ? UInt64(sample.size) : end - max(sample.offset, fileSize)
                 // The complete samples end where the first missing one begins.
                 if stillComplete { completeEnd = sample.decodeTime }
+                if sample.offset < fileSize, end >= sample.offset { partial = sample.offset }
                 stillComplete = false
                 let shown = Int64(bitPattern: sample.decodeTime &- table.firstDecodeTime) &+ sample.compositionOffset
                 firstMissing = min(firstMissing ?? shown, shown)
@@ -113,7 +118,8 @@ public struct Truncation: Sendable, Equatable {
         let scale = Double(max(track.mediaHeader.timescale, 1))
         let until = complete == 0 ? 0 : Double(completeEnd &- table.firstDecodeTime) / scale
         let state = TrackState(trackID: track.id, kind: track.kind, totalSamples: table.sampleCount, completeSamples: complete,
-                               completeUntil: until, missingBytes: missing, firstMissingPresentation: firstMissing)
+                               completeUntil: until, missingBytes: missing, firstMissingPresentation: firstMissing,
+                               partialSampleOffset: partial)
         return (state, complete == table.sampleCount ? table : table.prefix(complete, sdtp: track.box.find(["mdia", "minf", "stbl", "sdtp"])))
     }
 }

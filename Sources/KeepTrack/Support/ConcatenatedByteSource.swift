@@ -24,18 +24,8 @@ public final class ConcatenatedByteSource: ByteSource {
         guard offset <= size, length <= size - offset else {
             throw KeepTrackError.malformed(path: "", offset: offset, reason: "read of \(length) bytes past the end of the segments (\(size) bytes)")
         }
-        var result: [(part: ByteSource, offset: UInt64, length: UInt64)] = []
-        var position = offset, remaining = length
-        var index = (starts.lastIndex { $0 <= position }) ?? 0
-        while remaining > 0, index < parts.count {
-            let into = position - starts[index]
-            let take = min(remaining, parts[index].size - into)
-            if take > 0 { result.append((parts[index], into, take)) }
-            position += take
-            remaining -= take
-            index += 1
-        }
-        return result
+        return SplicedByteSource.walk(starts: starts, lengths: parts.map(\.size), offset: offset, length: length)
+            .map { (parts[$0.index], $0.into, $0.length) }
     }
 
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
