@@ -12,6 +12,8 @@ public enum Salvage {
         public var completeSamples: Int
         /// Samples written (complete ones presented after the common end are left out).
         public var keptSamples: Int
+        /// Not written at all: no sample of it is whole in the file.
+        public var isLeftOut: Bool
     }
 
     public struct Plan {
@@ -23,32 +25,45 @@ public enum Salvage {
     }
 
     /// Plans the salvage of a movie opened with `allowingTruncation`. A movie that is not truncated
-    /// is refused (nothing to salvage: `remux` copies it); so is one with no complete sample to show.
+    /// is refused (nothing to salvage: `remux` copies it); so is one with no whole audio or video
+    /// sample, or whose tracks' complete samples cover no common time.
     public static func plan(_ movie: Movie, options: MovieWriter.Options = MovieWriter.Options()) throws -> Plan {
         guard let truncation = movie.truncation else {
             throw KeepTrackError.usage("the movie is not truncated (every sample is in the file): nothing to salvage; `remux` copies it")
         }
-        let planner = try Trim.Planner(movie)
+        // A track cut before its first sample ends is left out (its references go too): the others keep what they have.
+        let empty = Set(truncation.tracks.filter { $0.isCut && $0.completeSamples == 0 }.map(\.trackID))
+        var kept = movie
+        if !empty.isEmpty {
+            var edit = MovieEdit(movie)
+            try edit.removeTracks(empty, reason: "no complete sample in the file")
+            kept.tracks = edit.tracks
+        }
+        let states = truncation.tracks.filter { !empty.contains($0.trackID) }
+        let nothing = "the file is cut short before any audio or video sample is whole (\(truncation.trackLines.joined(separator: "; "))): nothing to salvage"
+        guard states.contains(where: { ($0.kind == .audio || $0.kind == .video) && $0.completeSamples > 0 }) else {
+            throw KeepTrackError.malformed(path: "mdat", offset: truncation.mediaDataOffset, reason: nothing)
+        }
+        let planner = try Trim.Planner(kept)
         // The tracks that decide the end: cut audio and video (a sparse metadata track would end it too early).
-        let cut = zip(truncation.tracks, planner.timelines).filter { $0.0.isCut && $0.0.completeSamples > 0 }
+        let cut = zip(states, planner.timelines).filter { $0.0.isCut }
         let deciding = cut.contains { $0.0.kind == .audio || $0.0.kind == .video } ? cut.filter { $0.0.kind == .audio || $0.0.kind == .video } : cut
         var end = planner.movieEnd
         for (state, timeline) in deciding {
             guard let missing = state.firstMissingPresentation else { continue }
             end = min(end, timeline.moviePosition(ofMedia: missing))
         }
-        let seconds = Double(end) / Double(planner.clock.scale)
-        let media = truncation.tracks.filter { $0.kind == .audio || $0.kind == .video }
-        let anythingToShow = (media.isEmpty ? truncation.tracks : media).contains { $0.completeSamples > 0 }
-        guard end > 0, anythingToShow else {
-            let lines = truncation.trackLines.joined(separator: "; ")
+        guard end > 0 else {
             throw KeepTrackError.malformed(path: "mdat", offset: truncation.mediaDataOffset,
-                reason: "the file is cut short before any track has a complete sample to show (\(lines)): nothing to salvage")
+                reason: "the file is cut short before the tracks' complete samples cover a common time (\(truncation.trackLines.joined(separator: "; "))): nothing to salvage")
         }
-        let trim = try planner.plan(Trim.Request(start: 0, end: seconds), options: options)
-        let results = zip(truncation.tracks, trim.tracks).map { state, trackCut in
+        let trim = try planner.plan(Trim.Request(start: 0, end: Double(end) / Double(planner.clock.scale)), options: options)
+        var keptCounts: [UInt32: Int] = [:]
+        for trackCut in trim.tracks { keptCounts[trackCut.trackID] = trackCut.samples.count }
+        let results = truncation.tracks.map { state in
             TrackResult(trackID: state.trackID, kind: state.kind, sourceSamples: state.totalSamples,
-                        completeSamples: state.completeSamples, keptSamples: trackCut.samples.count)
+                        completeSamples: state.completeSamples, keptSamples: keptCounts[state.trackID] ?? 0,
+                        isLeftOut: empty.contains(state.trackID))
         }
         return Plan(truncation: truncation, end: trim.endSeconds, tracks: results, trim: trim)
     }
@@ -63,6 +78,9 @@ public enum Salvage {
     /// What was kept and cut, one line per track.
     public static func lines(_ plan: Plan) -> [String] {
         plan.tracks.map { track in
+            if track.isLeftOut {
+                return "track \(track.trackID) (\(track.kind.rawValue)): left out, none of its \(track.sourceSamples) samples is whole in the file"
+            }
             var line = "track \(track.trackID) (\(track.kind.rawValue)): kept \(track.keptSamples) of \(track.sourceSamples) samples"
             let missing = track.sourceSamples - track.completeSamples
             let afterEnd = track.completeSamples - track.keptSamples
@@ -79,7 +97,7 @@ public enum Salvage {
             let pairs: [(String, JSONValue)] = [
                 ("id", .int(Int64(track.trackID))), ("kind", .string(track.kind.rawValue)),
                 ("sourceSamples", .int(Int64(track.sourceSamples))), ("completeSamples", .int(Int64(track.completeSamples))),
-                ("keptSamples", .int(Int64(track.keptSamples))),
+                ("keptSamples", .int(Int64(track.keptSamples))), ("leftOut", .bool(track.isLeftOut)),
             ]
             return .object(pairs)
         }
