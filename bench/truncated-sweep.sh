@@ -1,17 +1,42 @@
 #!/usr/bin/env bash
-# Cuts each movie given (moov first) with `head -c` at N points spread over its media data and checks, for each
-# cut, that `keeptrack inspect` exits 0 and that every track's complete-sample count equals the number of leading
-# packets ffprobe lists in the cut file with the same size and SHA-256 as in the whole file; then that `salvage`
-# writes a file ffmpeg decodes without a message. Prints one line per movie.
-#   bench/truncated-sweep.sh N MOVIE...      (keeptrack from .build/debug unless KT is set)
-set -euo pipefail
-points="$1"; shift
-KT="${KT:-$(dirname "$0")/../.build/debug/keeptrack}"
-work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-for movie in "$@"; do
-    python3 - "$KT" "$movie" "$points" "$work" <<'PY'
-import json, subprocess, sys
-kt, movie, points, work = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+# Truncated movies: each movie (moov first) cut with `head -c` at N points spread over its media data. For each
+# cut: `keeptrack inspect` exits 0, and every track's complete-sample count equals the number of leading packets
+# ffprobe lists in the cut file with the same size and SHA-256 as in the whole file; `salvage` writes a file that
+# ffmpeg decodes without a message (or refuses, saying nothing is whole). A correctness sweep, not a timing:
+# the newer of the release and debug builds is used. Prints a Markdown section for BENCHMARKS.md.
+# Reproduce: bench/truncated-sweep.sh            (40 cuts of the real recording remuxed moov-first, an ffmpeg
+#            H.264 + AAC movie and two wild movies; POINTS=N for another count)
+#            bench/truncated-sweep.sh MOVIE...   (those movies instead, one line each)
+source "$(dirname "$0")/lib.sh" truncated
+# A correctness sweep: the newer of the release and debug builds.
+[ -x "$KT" ] && [ ! .build/debug/keeptrack -nt "$KT" ] || KT=$PWD/.build/debug/keeptrack
+points=${POINTS:-40}
+movies=("$@")
+if [ ${#movies[@]} -eq 0 ]; then
+    "$KT" remux "$real" "$work/iphone16pro-moov-first.mov" >/dev/null
+    ffmpeg -v error -nostdin -f lavfi -i testsrc2=size=320x240:rate=25 -f lavfi -i sine=sample_rate=48000 -t 4 \
+        -c:v libx264 -bf 2 -c:a aac -movflags +faststart "$work/ffmpeg-h264-aac.mp4"
+    movies=("$work/iphone16pro-moov-first.mov" "$work/ffmpeg-h264-aac.mp4"
+            ../shared/fixtures/wild/eyevinn-mp4ff/prog_8s.mp4 ../shared/fixtures/wild/androidx-media/sample_with_metadata.mp4)
+    echo "## Truncated movies: inspect and salvage on $points cuts each (2026-12-03, bench/truncated-sweep.sh)"
+    echo
+    echo "Each movie cut with \`head -c\` at $points points over its media data. \"Counts\": every track's"
+    echo "complete samples as inspect says equal the leading packets ffprobe lists whole (size and SHA-256)."
+    echo "\"Decoded\": \`ffmpeg -v error -f null\` on the salvaged file's video and decodable audio prints nothing."
+    echo "Cuts not salvaged are refused (65) because no audio or video sample is whole or none covers a common frame."
+    echo
+    echo "| Movie | Cuts | inspect exit 0 | Counts equal | Salvaged | Decoded |"
+    echo "|---|---|---|---|---|---|"
+    table=1
+else
+    table=0
+fi
+for movie in "${movies[@]}"; do
+    python3 - "$KT" "$movie" "$points" "$work" "$table" <<'PY'
+import json, os, subprocess, sys
+kt, movie, points, work, table = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1"
+def note(*words):
+    if not table: print(*words)
 def packets(path):
     out = subprocess.run(["ffprobe", "-v", "error", "-of", "json", "-show_streams", "-show_packets", "-show_data_hash", "sha256", path],
                          capture_output=True, text=True).stdout
@@ -34,7 +59,7 @@ for k in range(1, points + 1):
     r = subprocess.run([kt, "inspect", "--json", cut], capture_output=True, text=True)
     checked += 1
     if r.returncode != 0:
-        print("  exit", r.returncode, "at", length, r.stderr.strip()[:200]); continue
+        note("  exit", r.returncode, "at", length, r.stderr.strip()[:200]); continue
     exit0 += 1
     tracks = json.loads(r.stdout).get("truncated", {}).get("tracks", [])
     listed = packets(cut)
@@ -44,12 +69,12 @@ for k in range(1, points + 1):
         for a, b in zip(listed.get(t["id"], []), whole.get(t["id"], [])):
             if a != b: break
             same += 1
-        if same != t["completeSamples"]: ok = False; print("  track", t["id"], "at", length, ":", t["completeSamples"], "complete, ffprobe lists", same)
+        if same != t["completeSamples"]: ok = False; note("  track", t["id"], "at", length, ":", t["completeSamples"], "complete, ffprobe lists", same)
     agree += ok
     out = f"{work}/saved.mov"
     s = subprocess.run([kt, "salvage", "--force", cut, out], capture_output=True, text=True)
     if s.returncode != 0:
-        print("  salvage exit", s.returncode, "at", length, s.stderr.strip()[:300])
+        note("  salvage exit", s.returncode, "at", length, s.stderr.strip()[:300])
     if s.returncode == 0:
         salvaged += 1
         maps = []
@@ -58,7 +83,10 @@ for k in range(1, points + 1):
                 maps += ["-map", "0:%d" % st["index"]]
         d = subprocess.run(["ffmpeg", "-v", "error", "-i", out] + maps + ["-f", "null", "-"], capture_output=True, text=True)
         decoded += d.returncode == 0 and d.stderr.strip() == ""
-        if d.returncode != 0 or d.stderr.strip(): print("  decoding the salvaged cut at", length, ":", d.stderr.strip()[:300])
-print(f"{movie}: {checked} cuts, inspect exit 0 on {exit0}, counts equal to ffprobe's on {agree}, salvaged {salvaged}, decoded without a message {decoded}")
+        if d.returncode != 0 or d.stderr.strip(): note("  decoding the salvaged cut at", length, ":", d.stderr.strip()[:300])
+if table:
+    print(f"| {os.path.basename(movie)} | {checked} | {exit0} | {agree} | {salvaged} | {decoded} |")
+else:
+    print(f"{movie}: {checked} cuts, inspect exit 0 on {exit0}, counts equal to ffprobe's on {agree}, salvaged {salvaged}, decoded without a message {decoded}")
 PY
 done
