@@ -89,6 +89,46 @@ final class TruncatedMovieTests: XCTestCase {
         }
     }
 
+    /// A fragmented recording (ffmpeg's +frag_keyframe+empty_moov, as streaming and crash-safe recorders
+    /// write) cut in the middle of each fragment's mdat: the fragments in the file are read, the last one
+    /// up to its complete samples (counts as ffprobe lists them), and salvage keeps the source's packets.
+    func testFragmentedMovieCutInsideAFragmentIsTruncated() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("fragmented.mp4")
+        guard let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=sample_rate=48000",
+                                             "-t", "4", "-c:v", "libx264", "-bf", "2", "-c:a", "aac", "-movflags", "+frag_keyframe+empty_moov",
+                                             "-frag_duration", "1000000", source]) else { throw unavailable("ffmpeg is not installed") }
+        XCTAssertEqual(made.code, 0, made.out)
+        let movie = try Movie.open(path: source)
+        XCTAssertTrue(movie.isFragmented)
+        let mdats = movie.boxes.filter { $0.type == "mdat" }
+        XCTAssertGreaterThanOrEqual(mdats.count, 4)
+        let probed = try FFprobe.probe(source)
+        for mdat in mdats.dropFirst() {
+            let length = Int(mdat.offset + mdat.size / 2)
+            let cut = try Self.cut(source, at: length, in: folder)
+            let inspect = runCLI(["inspect", "--json", cut])
+            XCTAssertEqual(inspect.code, 0, "cut at \(length): \(inspect.error)")
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspect.out.utf8)) as? [String: Any])
+            let tracks = try XCTUnwrap((json["truncated"] as? [String: Any])?["tracks"] as? [[String: Any]], "cut at \(length)")
+            let listed = Self.completeAsFFprobeLists(source: probed, cut: try FFprobe.probe(cut))
+            for track in tracks {
+                let id = UInt32(try XCTUnwrap(track["id"] as? Int))
+                XCTAssertEqual(track["completeSamples"] as? Int, listed[id], "cut at \(length): track \(id)")
+            }
+            let output = folder.path("saved-\(length).mp4")
+            let saved = runCLI(["salvage", cut, output])
+            XCTAssertEqual(saved.code, 0, saved.error)
+            for stream in try FFprobe.probe(output).streams {
+                let original = try XCTUnwrap(probed.stream(track: try XCTUnwrap(stream.trackID)))
+                XCTAssertGreaterThan(stream.packets.count, 10)
+                XCTAssertEqual(stream.packets.map(\.hash), original.packets.prefix(stream.packets.count).map(\.hash), "cut at \(length)")
+            }
+            XCTAssertEqual(runToolStandardError("ffmpeg", ["-v", "error", "-i", output, "-f", "null", "-"]), "", "cut at \(length)")
+            XCTAssertEqual(runCLI(["remux", cut, folder.path("remuxed.mp4")]).code, 65)
+        }
+    }
+
     /// Every writing command but salvage refuses with 65 and names salvage; nothing is written.
     func testOtherWritingCommandsRefuseNamingSalvage() throws {
         let folder = TemporaryFolder()

@@ -129,6 +129,19 @@ public struct Movie: Sendable {
             }
             tracks.append(track)
         }
+        isFragmented = moov.first("mvex") != nil || boxes.contains { $0.type == "moof" }
+        if isFragmented, checkingFragmentOffsets, FragmentOffsetRepair.mayNeedRepair(boxes),
+           let repair = try FragmentOffsetRepair.find(boxes: boxes, source: source), repair.staleFragments > 0 {
+            throw repair.refusal
+        }
+        // A file cut inside its last mdat: fragments may have samples in the part the mdat claims.
+        let claimedEnd = lastMediaData?.declaredEnd.map { max($0, source.size) } ?? source.size
+        fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: claimedEnd) : 0
+        if claimedEnd > source.size {
+            for index in tracks.indices where !cutTracks.contains(index) && tracks[index].fragments?.addsSamples == true {
+                if (try? tracks[index].sampleTable.validate(fileSize: source.size, path: "", offset: 0)) == nil { cutTracks.append(index) }
+            }
+        }
         if let lastMediaData, !cutTracks.isEmpty {
             var states: [Truncation.TrackState] = []
             for index in tracks.indices {
@@ -144,12 +157,6 @@ public struct Movie: Sendable {
             }
             truncation = found
         }
-        isFragmented = moov.first("mvex") != nil || boxes.contains { $0.type == "moof" }
-        if isFragmented, checkingFragmentOffsets, FragmentOffsetRepair.mayNeedRepair(boxes),
-           let repair = try FragmentOffsetRepair.find(boxes: boxes, source: source), repair.staleFragments > 0 {
-            throw repair.refusal
-        }
-        fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: source.size) : 0
         try Self.checkChunksDoNotOverlap(tracks)
         Self.readFrameHeaderFacts(&tracks, source: source)
         if truncation == nil, let mdat = shortMediaData?.box, let declared = shortMediaData?.declaredSize {
