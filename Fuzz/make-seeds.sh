@@ -85,4 +85,28 @@ bits += "0" * (-len(bits) % 8)
 payload = bytes(4) + int(bits, 2).to_bytes(len(bits) // 8, "big")
 open(sys.argv[1], "wb").write((len(payload) + 8).to_bytes(4, "big") + b"dapa" + payload)
 PY
+# A movie cut short inside its mdat (moov whole): the truncated reading and salvage (FuzzTargets.exerciseTruncated).
+python3 - "$seeds/kt-moov-first" "$seeds/kt-moov-first-truncated" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+at = data.rfind(b"mdat") - 4
+open(sys.argv[2], "wb").write(data[:at + (len(data) - at) // 2])
+PY
+# Motion photos (MotionPhoto.find, FuzzTargets.exerciseMotionPhoto): a JPEG with Google's XMP and a movie
+# appended, and a HEIF still with Samsung's mpvd box holding the movie.
+ffmpeg -v error -nostdin -y -f lavfi -i "testsrc=size=16x16" -frames:v 1 "$seeds/tiny.jpg"
+"$KT" fixture mp4 "$seeds/movie.tmp" --duration 0.1 --video-frame-bytes 16 --force >/dev/null
+python3 - "$seeds/tiny.jpg" "$seeds/movie.tmp" "$seeds/photo-google.jpg" "$seeds/photo-samsung.heic" <<'PY'
+import struct, sys
+jpeg, movie = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+xmp = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:Description GCamera:MotionPhoto="1"><Container:Directory><rdf:Seq>' \
+      b'<rdf:li><Container:Item Item:Semantic="Primary" Item:Length="0"/></rdf:li>' \
+      b'<rdf:li><Container:Item Item:Semantic="MotionPhoto" Item:Length="%d"/></rdf:li>' \
+      b'</rdf:Seq></Container:Directory></rdf:Description></x:xmpmeta>' % len(movie)
+app1 = b"http://ns.adobe.com/xap/1.0/\0" + xmp
+open(sys.argv[3], "wb").write(jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:] + movie)
+heif = struct.pack(">I", 20) + b"ftypheic" + b"\0\0\0\0" + b"mif1" + struct.pack(">I", 8) + b"mdat"
+open(sys.argv[4], "wb").write(heif + struct.pack(">I", len(movie) + 8) + b"mpvd" + movie)
+PY
+rm -f "$seeds/tiny.jpg" "$seeds/movie.tmp"
 ls -l "$seeds" | awk 'NR > 1 { total += $5; n++ } END { print n " seeds, " total " bytes" }'

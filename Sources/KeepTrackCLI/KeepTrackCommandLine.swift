@@ -27,6 +27,8 @@ public enum KeepTrackCommandLine {
         SplitCommand.spec,
         JoinCommand.spec,
         ScrubCommand.spec,
+        SalvageCommand.spec,
+        ExtractMovieCommand.spec,
         FixtureCommand.spec,
     ]
 

@@ -54,6 +54,7 @@ extension OptionKey<String> {
     public static var maxSize: Self { Self("max-size") }
     public static var outDir: Self { Self("out-dir") }
     public static var photo: Self { Self("photo") }
+    public static var initSegment: Self { Self("init") }
     public static var plan: Self { Self("plan") }
     public static var planOut: Self { Self("plan-out") }
     public static var prefer: Self { Self("prefer") }

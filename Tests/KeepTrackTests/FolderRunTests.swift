@@ -5,7 +5,7 @@ import XCTest
 import KeepTrackFixtures
 
 final class FolderRunTests: XCTestCase {
-    /// good/iphone.mov, good/sub/both-enabled.mov, none-enabled.mov, broken.mov (stco past the end),
+    /// good/iphone.mov, good/sub/both-enabled.mov, none-enabled.mov, broken.mov (cut inside moov),
     /// missing.mov (dangling symlink), notes.txt (ignored).
     func makeLibrary(_ folder: TemporaryFolder) throws -> String {
         let root = folder.path("library")
@@ -14,8 +14,10 @@ final class FolderRunTests: XCTestCase {
         try FileManager.default.copyItem(atPath: try writeVariant("iphone", in: scratch), toPath: root + "/good/iphone.mov")
         try FileManager.default.copyItem(atPath: try writeVariant("both-enabled", in: scratch), toPath: root + "/good/sub/both-enabled.mov")
         try FileManager.default.copyItem(atPath: try writeVariant("none-enabled", in: scratch), toPath: root + "/none-enabled.mov")
-        var broken = try fileBytes(try writeVariant("moov-first", in: scratch))
-        broken.removeLast(broken.count / 3)
+        // Cut inside moov (a cut inside mdat is a truncated movie, which lint reads: TruncatedMovieTests).
+        let whole = try writeVariant("moov-first", in: scratch)
+        let moov = try Movie.open(path: whole).moov
+        let broken = try fileBytes(whole).prefix(Int(moov.offset + moov.size / 2))
         try broken.write(to: URL(fileURLWithPath: root + "/broken.mov"))
         try FileManager.default.createSymbolicLink(atPath: root + "/missing.mov", withDestinationPath: root + "/nowhere.mov")
         try Data("not a movie".utf8).write(to: URL(fileURLWithPath: root + "/notes.txt"))

@@ -55,6 +55,8 @@ final class FuzzRegressionTests: XCTestCase {
         var parsed = 0
         var fragmented = 0
         var repaired: [String] = []
+        var truncated: [String] = []
+        var photos: [String] = []
         var chosen: [FuzzTargets.Target: Int] = [:]
         for file in seeds + corpus {
             let bytes = Array(try Data(contentsOf: file))
@@ -69,6 +71,12 @@ final class FuzzRegressionTests: XCTestCase {
                       (try? Movie(source: repair.repaired(source), checkingFragmentOffsets: false)) != nil {
                 // Refused as recorded (a tool moved the fragments), read right through its repair.
                 repaired.append(file.lastPathComponent)
+            } else if (try? Movie(source: source, allowingTruncation: true))?.truncation != nil {
+                // Cut short inside its mdat: refused by the edits, read by the truncated target.
+                truncated.append(file.lastPathComponent)
+            } else if MotionPhoto.find(in: source) != nil {
+                // A picture holding a movie: the motion photo scan's input.
+                photos.append(file.lastPathComponent)
             }
         }
         // Annex B seeds (annexb.h264/.hevc) are the parameter-set parser's input, the dapa seed the APAC
@@ -77,7 +85,10 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(seeds.count - movieSeeds.count, 3, "an H.264 and an HEVC Annex B seed, a dapa seed")
         // The stale-fragment seeds (Fuzz/make-seeds.sh) reach the repair target, not the edits.
         XCTAssertEqual(repaired.sorted(), ["ff-global-sidx.mp4", "tagged-atomicparsley-frag.mp4", "tagged-mutagen-frag.mp4"])
-        XCTAssertEqual(parsed + repaired.count, movieSeeds.count, "every movie seed is a valid movie or one its repair reads")
+        XCTAssertEqual(truncated, ["kt-moov-first-truncated"])
+        XCTAssertEqual(photos.sorted(), ["photo-google.jpg", "photo-samsung.heic"])
+        XCTAssertEqual(parsed + repaired.count + truncated.count + photos.count, movieSeeds.count,
+                       "every movie seed is a valid movie, one its repair reads, a truncated one or a motion photo")
         XCTAssertGreaterThanOrEqual(fragmented, 7, "fragmented layouts among the seeds")
         // One execution runs one planner or edit, chosen by a hash of the input: every one gets a share.
         let share = (seeds.count + corpus.count) / FuzzTargets.Target.allCases.count

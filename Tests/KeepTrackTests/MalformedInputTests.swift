@@ -39,10 +39,7 @@ final class MalformedInputTests: XCTestCase {
             let moov = try movie.box("moov")
             movie.truncate(to: moov.offset + moov.size / 2)
         }
-        try add("truncated in mdat", variant: "moov-first", expected: "mdat", at: "mdat") { movie in
-            let mdat = try movie.box("mdat")
-            movie.truncate(to: mdat.offset + mdat.size / 2)
-        }
+        // A file cut inside mdat (moov whole) is not malformed: it is read as truncated (TruncatedMovieTests).
         try add("box larger than its parent", expected: "moov/trak/tkhd", at: "moov/trak/tkhd") { movie in
             movie.setUInt(try movie.box("moov/trak").size, at: try movie.box("moov/trak/tkhd").offset, width: 4)
         }

@@ -42,6 +42,8 @@ public struct LintRule: Sendable, Equatable {
     public static let malformed = LintRule(id: "malformed-file", severity: .error,
         explanation: "The file cannot be read as a movie: sample tables inconsistent, pointing outside the file, or broken boxes.")
 
+    public static let truncated = LintRule(id: "truncated", severity: .error,
+        explanation: "The file is cut short inside its last mdat (a copy or download that stopped, a card pulled): the moov is whole but samples are missing. `keeptrack salvage IN OUT` writes every complete sample, every track ending at one time; other writing commands refuse the file.")
     public static let mediaDataPastEnd = LintRule(id: "mdat-past-end-of-file", severity: .warning,
         explanation: "The last mdat claims bytes past the end of the file (a writer that did not finish its size). Every sample lies inside the file, so players and keeptrack read it; a written copy has the right size.")
     public static let movieTimescaleMissing = LintRule(id: "movie-timescale-missing", severity: .warning,
@@ -57,7 +59,7 @@ public struct LintRule: Sendable, Equatable {
 
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
-                                         danglingReference, mixedKinds, missingSampleDescription, mediaDataPastEnd, movieTimescaleMissing,
+                                         danglingReference, mixedKinds, missingSampleDescription, truncated, mediaDataPastEnd, movieTimescaleMissing,
                                          unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, apacConfigHostile,
                                          apacConfigInconsistent, malformed]
 }

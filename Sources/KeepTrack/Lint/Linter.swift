@@ -40,6 +40,10 @@ public enum Linter {
             findings.append(LintFinding(rule: .missingSampleDescription, trackIDs: [track.id],
                 message: "track \(track.id) (\(track.kind.rawValue)) has \(track.sampleTable.sampleCount) samples but no sample description"))
         }
+        if let truncation = movie.truncation {
+            findings.append(LintFinding(rule: .truncated, trackIDs: truncation.cutTracks.map(\.trackID).sorted(),
+                message: truncation.summary + ": " + truncation.trackLines.joined(separator: "; ") + "; `keeptrack salvage` writes every complete sample"))
+        }
         for tolerance in movie.tolerated {
             findings.append(LintFinding(rule: LintRule.rule(for: tolerance.kind), message: tolerance.text))
         }
@@ -72,7 +76,7 @@ public enum Linter {
     /// finding (malformed) or the error itself (missing, I/O).
     public static func lint(path: String) -> FileLintResult {
         do {
-            return FileLintResult(path: path, findings: lint(try Movie.open(path: path)), error: nil)
+            return FileLintResult(path: path, findings: lint(try Movie.open(path: path, allowingTruncation: true)), error: nil)
         } catch let error as KeepTrackError {
             if error.exitCode == ExitCode.dataError {
                 if let repaired = try? FragmentOffsetRepair.openRepaired(path: path) {

@@ -66,7 +66,7 @@ enum FragmentReader {
         var indexByID: [UInt32: Int] = [:]
         for (index, track) in tracks.enumerated() { indexByID[track.id] = index }
         var builders: [FragmentTableBuilder?] = Array(repeating: nil, count: tracks.count)
-        let layout = TopLevelLayout(boxes)
+        let layout = TopLevelLayout(boxes, fileSize: fileSize)
         var moofCount = 0
         var sizelessSamples = 0
         for moof in boxes where moof.type == "moof" {
@@ -133,8 +133,14 @@ struct TopLevelLayout {
     /// The top-level boxes, whose extents (a walk of each moof's subtree) are computed only for a message.
     let boxes: [Box]
 
-    init(_ boxes: [Box]) {
-        mediaData = boxes.filter { $0.type == "mdat" }.map { $0.payloadOffset..<$0.payloadOffset + $0.payloadSize }
+    /// `fileSize` past the last box's end: the file is cut short inside its last mdat, which then
+    /// reaches that far (what it claims).
+    init(_ boxes: [Box], fileSize: UInt64? = nil) {
+        var mediaData = boxes.filter { $0.type == "mdat" }.map { $0.payloadOffset..<$0.payloadOffset + $0.payloadSize }
+        if let last = boxes.last, last.type == "mdat", let fileSize, let range = mediaData.last, fileSize > range.upperBound {
+            mediaData[mediaData.count - 1] = range.lowerBound..<fileSize
+        }
+        self.mediaData = mediaData
         self.boxes = boxes
     }
 

@@ -44,19 +44,38 @@ public struct Movie: Sendable {
     /// Top-level `moof` boxes.
     public let fragmentCount: Int
 
-    public static func open(path: String) throws -> Movie {
-        try Movie(source: FileByteSource(path: path))
+    /// Set when the file ends inside its last mdat with samples in the missing part (opened with
+    /// `allowingTruncation`); each track then holds only its complete samples.
+    public private(set) var truncation: Truncation?
+
+    /// `allowingTruncation`: read a file cut short inside its last mdat (inspect, lint, salvage);
+    /// otherwise such a file is refused with a message naming `salvage`.
+    public static func open(path: String, allowingTruncation: Bool = false) throws -> Movie {
+        try Movie(source: FileByteSource(path: path), allowingTruncation: allowingTruncation)
     }
 
     /// `checkingFragmentOffsets`: refuse fragments whose base data offsets a tool left stale
     /// (`FragmentOffsetRepair`); false only to read a repaired view.
-    public init(source: ByteSource, checkingFragmentOffsets: Bool = true) throws {
+    public init(source: ByteSource, checkingFragmentOffsets: Bool = true, allowingTruncation: Bool = false) throws {
         self.source = source
-        boxes = try BoxParser.parseFile(source)
+        do {
+            boxes = try BoxParser.parseFile(source)
+        } catch KeepTrackError.malformed(let path, let offset, let reason) {
+            // A JPEG motion photo is no box sequence: say where its movie is and what reads it.
+            guard let photo = MotionPhoto.find(in: source) else { throw KeepTrackError.malformed(path: path, offset: offset, reason: reason) }
+            throw KeepTrackError.malformed(path: path, offset: offset, reason: reason + "; the file is " + photo.hint)
+        }
         fileType = try boxes.first { $0.type == "ftyp" }.map { try FileTypeBox(box: $0) }
         guard let moovIndex = boxes.firstIndex(where: { $0.type == "moov" }) else {
             let types = boxes.prefix(8).map(\.type.description).joined(separator: ", ")
-            throw KeepTrackError.malformed(path: "", offset: 0, reason: "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))")
+            var reason = "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))"
+            if let photo = MotionPhoto.find(in: source) {
+                reason = "no moov box: the file is \(photo.hint) (top-level boxes: \(types))"
+            } else if boxes.contains(where: { $0.type == "moof" }) {
+                reason = "no moov box: a media segment (top-level boxes: \(types)); its tracks are described by its init segment: "
+                    + "give it with --init INIT.mp4 before the segments (inspect, remux, extract, trim)"
+            }
+            throw KeepTrackError.malformed(path: "", offset: 0, reason: reason)
         }
         self.moovIndex = moovIndex
         let moov = boxes[moovIndex]
@@ -85,6 +104,8 @@ public struct Movie: Sendable {
         var tracks: [Track] = []
         var seen: Set<UInt32> = []
         let shortMediaData = BoxParser.shortMediaData(boxes, source: source)
+        let lastMediaData = Truncation.lastMediaData(boxes, source: source)
+        var cutTracks: [Int] = []
         for (index, trak) in moov.all("trak").enumerated() {
             let track = try Track(box: trak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
                                   movieTimescaleKnown: timescaleKnown)
@@ -97,11 +118,14 @@ public struct Movie: Sendable {
             try Self.checkDataIsInThisFile(track)
             do {
                 try track.sampleTable.validate(fileSize: source.size, path: track.path + "/mdia/minf/stbl", offset: trak.offset)
-            } catch KeepTrackError.malformed(_, _, let reason) where shortMediaData != nil {
-                // The file is cut short inside its last mdat, and samples are in the missing part.
-                let (mdat, declared) = (shortMediaData!.box, shortMediaData!.declaredSize)
-                throw KeepTrackError.malformed(path: "mdat", offset: mdat.offset,
-                    reason: "box claims \(declared) bytes but only \(mdat.size) remain in the file, and track \(track.id) has samples in the missing part: \(reason)")
+            } catch KeepTrackError.malformed(let path, let offset, let reason) where lastMediaData != nil {
+                // The file may be cut short inside its last mdat: a truncation when every chunk past
+                // the end lies inside what that mdat claims; anything else is a broken table.
+                let (mdat, declaredEnd) = (lastMediaData!.box, lastMediaData!.declaredEnd)
+                guard Truncation.explains(track.sampleTable, mdat: mdat, declaredEnd: declaredEnd, fileSize: source.size) else {
+                    throw KeepTrackError.malformed(path: path, offset: offset, reason: reason)
+                }
+                cutTracks.append(tracks.count)
             }
             tracks.append(track)
         }
@@ -110,10 +134,32 @@ public struct Movie: Sendable {
            let repair = try FragmentOffsetRepair.find(boxes: boxes, source: source), repair.staleFragments > 0 {
             throw repair.refusal
         }
-        fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: source.size) : 0
+        // A file cut inside its last mdat: fragments may have samples in the part the mdat claims.
+        let claimedEnd = lastMediaData?.declaredEnd.map { max($0, source.size) } ?? source.size
+        fragmentCount = isFragmented ? try FragmentReader.read(boxes: boxes, moov: moov, tracks: &tracks, fileSize: claimedEnd) : 0
+        if claimedEnd > source.size {
+            for index in tracks.indices where !cutTracks.contains(index) && tracks[index].fragments?.addsSamples == true {
+                if (try? tracks[index].sampleTable.validate(fileSize: source.size, path: "", offset: 0)) == nil { cutTracks.append(index) }
+            }
+        }
+        if let lastMediaData, !cutTracks.isEmpty {
+            var states: [Truncation.TrackState] = []
+            for index in tracks.indices {
+                let (state, table) = Truncation.state(of: tracks[index], fileSize: source.size)
+                states.append(state)
+                tracks[index].sampleTable = table
+            }
+            let found = Truncation(mediaDataOffset: lastMediaData.box.offset, declaredEnd: lastMediaData.declaredEnd, fileSize: source.size, tracks: states)
+            guard allowingTruncation else {
+                throw KeepTrackError.malformed(path: "mdat", offset: found.mediaDataOffset,
+                    reason: "the file is cut short: \(found.summary) (\(found.trackLines.joined(separator: "; "))); tracks have samples in the missing part. "
+                        + "`keeptrack salvage FILE OUT` writes every complete sample to a new movie; `inspect` and `lint` show what is there")
+            }
+            truncation = found
+        }
         try Self.checkChunksDoNotOverlap(tracks)
         Self.readFrameHeaderFacts(&tracks, source: source)
-        if let mdat = shortMediaData?.box, let declared = shortMediaData?.declaredSize {
+        if truncation == nil, let mdat = shortMediaData?.box, let declared = shortMediaData?.declaredSize {
             tolerated.append(Tolerance(kind: .mediaDataPastEnd, path: "mdat", offset: mdat.offset,
                 message: "mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; every sample lies inside the file"))
         }

@@ -79,8 +79,13 @@ public enum GroupOperations {
     /// Writes through `MovieOutput` after creating the output's folder (folder runs mirror trees).
     @discardableResult
     public static func write(_ writer: MovieWriter, to output: String, input: String, overwrite: Bool) throws -> MovieOutput.Summary {
+        try write(writer, to: output, inputs: [input], overwrite: overwrite)
+    }
+
+    /// The same from several inputs (an init segment and its media segments).
+    public static func write(_ writer: MovieWriter, to output: String, inputs: [String], overwrite: Bool) throws -> MovieOutput.Summary {
         try createFolder(of: output)
-        return try MovieOutput.write(writer, to: output, inputs: [input], overwriting: overwrite)
+        return try MovieOutput.write(writer, to: output, inputs: inputs, overwriting: overwrite)
     }
 
     /// Creates the folder `output` goes in, when missing (folder runs mirror trees).

@@ -76,7 +76,7 @@ public enum Join {
         }
         if let empty = lengths.firstIndex(of: 0) { throw KeepTrackError.unsupported("\(clips[empty].label) presents nothing") }
 
-        let data = ConcatenatedByteSource(movies.map(\.source))
+        let data = ConcatenatedByteSource(movies.map(\.source), alignment: ConcatenatedByteSource.joinAlignment)
         var outputs: [OutputTrack] = []
         var summaries: [TrackJoin] = []
         for row in matches {

@@ -68,6 +68,10 @@ public struct MediaDataAccount: Sendable {
                 if chunk.byteCount > 0 { extents.append((chunk.offset, chunk.offset + chunk.byteCount)) }
             }
         }
+        // A truncated file's last bytes begin a sample the file ends inside: media, just not complete.
+        for state in movie.truncation?.tracks ?? [] {
+            if let start = state.partialSampleOffset { extents.append((start, movie.source.size)) }
+        }
         extents.sort { $0.start < $1.start }
         // Merged, so each mdat subtracts disjoint ranges.
         var merged: [(start: UInt64, end: UInt64)] = []

@@ -217,9 +217,14 @@ public enum Trim {
     /// Plans and writes atomically through `MovieOutput`.
     @discardableResult
     public static func write(input: String, output: String, _ request: Request, options: MovieOutput.Options = MovieOutput.Options()) throws -> Written {
-        let movie = try Movie.open(path: input)
+        try write(Movie.open(path: input), inputs: [input], output: output, request, options: options)
+    }
+
+    /// The same for a movie already open (an init segment with its media segments: `inputs` are their paths).
+    @discardableResult
+    public static func write(_ movie: Movie, inputs: [String], output: String, _ request: Request, options: MovieOutput.Options = MovieOutput.Options()) throws -> Written {
         let plan = try plan(movie, request, options: options.writer)
-        return Written(path: output, plan: plan, summary: try MovieOutput.write(plan.writer, to: output, inputs: [input], options: options))
+        return Written(path: output, plan: plan, summary: try MovieOutput.write(plan.writer, to: output, inputs: inputs, options: options))
     }
 
     /// Seconds with up to 6 decimals, trailing zeros removed.

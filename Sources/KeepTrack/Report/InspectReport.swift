@@ -31,6 +31,7 @@ public struct InspectReport: Sendable {
                 ("enabled", .array(group.tracks.filter(\.isEnabled).map { .int(Int64($0.id)) })),
             ])
         })))
+        if let truncation = movie.truncation { pairs.append(("truncated", truncation.json)) }
         pairs.append(("metadata", .object(movie.metadata.map { ($0.key, .string($0.value)) })))
         pairs.append(("identifying", .array(PrivacyItems.find(in: movie).map(\.json))))
         let account = MediaDataAccount(movie: movie)
@@ -159,6 +160,12 @@ public struct InspectReport: Sendable {
         if !groups.isEmpty { lines.append("") }
         for group in groups {
             lines.append(contentsOf: groupLines(group))
+        }
+        if let truncation = movie.truncation {
+            lines.append("")
+            lines.append("Truncated: \(truncation.summary)")
+            for line in truncation.trackLines { lines.append("  " + line) }
+            lines.append("  `keeptrack salvage \(name) OUT` writes every complete sample")
         }
         for track in movie.tracks where track.video?.stereo != nil {
             lines.append("")

@@ -1,42 +1,54 @@
-/// Several sources laid end to end at fixed bases: the media data of a joined movie, whose samples
-/// come from several files. Each part starts at a multiple of `alignment`, so an offset keeps its
-/// position modulo the copy alignment of the file it is in. The writer copies each range straight
-/// from its part (`FileAppender`: copy_file_range where the part is a file).
+/// Several sources laid end to end, read as one. Two uses:
+/// - an init segment followed by its media segments (DASH, HLS fMP4, CMAF), together one fragmented
+///   movie: the parts follow each other byte for byte (alignment 1), so offsets inside the segments (trun
+///   data offsets from their moof) stay right;
+/// - the media data of a joined movie, whose samples come from several files: each part starts at a
+///   multiple of `joinAlignment`, so an offset keeps its position modulo the copy alignment of its file.
+/// The writer copies each range straight from its part (`FileAppender`: copy_file_range for a file).
 public final class ConcatenatedByteSource: ByteSource {
     public let parts: [ByteSource]
     /// Where each part starts here.
     public let bases: [UInt64]
     public let size: UInt64
-    static let alignment: UInt64 = 1 << 20
+    public static let joinAlignment: UInt64 = 1 << 20
 
-    public init(_ parts: [ByteSource]) {
+    public init(_ parts: [ByteSource], alignment: UInt64 = 1) {
         self.parts = parts
         var bases: [UInt64] = []
         var next: UInt64 = 0
         for part in parts {
             bases.append(next)
-            next += (part.size + Self.alignment - 1) / Self.alignment * Self.alignment
+            next += (part.size + alignment - 1) / alignment * alignment
         }
         self.bases = bases
         size = bases.last.map { $0 + (parts.last?.size ?? 0) } ?? 0
     }
 
-    /// The parts that hold `length` bytes from `offset` here, in order; throws for bytes in no part
-    /// (the gap between a part's end and the next base).
+    /// The parts that hold `length` bytes from `offset` here, in order; throws for bytes past the end or
+    /// in no part (the gap between a part's end and the next aligned base).
     public func pieces(at offset: UInt64, length: UInt64) throws -> [(source: ByteSource, offset: UInt64, length: UInt64)] {
+        guard offset <= size, length <= size - offset else {
+            throw KeepTrackError.malformed(path: "", offset: offset, reason: "a read of \(length) bytes past the end of the \(parts.count) parts (\(size) bytes)")
+        }
         var result: [(source: ByteSource, offset: UInt64, length: UInt64)] = []
         var position = offset, remaining = length
+        // The last part starting at or before `position`.
+        var low = 0, high = bases.count
+        while low < high {
+            let middle = (low + high) / 2
+            if bases[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        var index = low - 1
         while remaining > 0 {
-            guard let index = bases.lastIndex(where: { $0 <= position }) else { break }
-            let into = position - bases[index]
-            let part = parts[index]
-            guard into < part.size else {
-                throw KeepTrackError.malformed(path: "", offset: offset, reason: "a range of \(length) bytes outside every joined file")
+            guard index >= 0, index < parts.count, position >= bases[index], position - bases[index] < parts[index].size else {
+                throw KeepTrackError.malformed(path: "", offset: offset, reason: "a range of \(length) bytes outside every part")
             }
-            let take = min(remaining, part.size - into)
-            result.append((part, into, take))
+            let into = position - bases[index]
+            let take = min(remaining, parts[index].size - into)
+            result.append((parts[index], into, take))
             position += take
             remaining -= take
+            index += 1
         }
         return result
     }
@@ -47,5 +59,35 @@ public final class ConcatenatedByteSource: ByteSource {
         bytes.reserveCapacity(count)
         for piece in try pieces(at: offset, length: UInt64(count)) { bytes += try piece.source.read(at: piece.offset, count: Int(piece.length)) }
         return bytes
+    }
+}
+
+extension Movie {
+    /// An init segment (ftyp, moov with mvex) and its media segments (styp, sidx, moof, mdat, or bare
+    /// moof and mdat), in order, read as one fragmented movie.
+    public static func open(initSegment: String, segments: [String]) throws -> Movie {
+        guard !segments.isEmpty else { throw KeepTrackError.usage("--init \(initSegment) needs at least one media segment after it") }
+        let initSource = try FileByteSource(path: initSegment)
+        let initBoxes = try BoxParser.parseFile(initSource)
+        guard initBoxes.contains(where: { $0.type == "moov" }) else {
+            throw KeepTrackError.malformed(path: "", offset: 0, reason: "\(initSegment) is not an init segment: it has no moov box (top-level boxes: \(initBoxes.prefix(8).map(\.type.description).joined(separator: ", ")))")
+        }
+        if let media = initBoxes.first(where: { $0.type == "mdat" || $0.type == "moof" }) {
+            throw KeepTrackError.malformed(path: media.type.description, offset: media.offset,
+                reason: "\(initSegment) holds media itself (\(media.type)): give it as the movie, not as --init")
+        }
+        var parts: [ByteSource] = [initSource]
+        for path in segments {
+            let source = try FileByteSource(path: path)
+            let boxes = try BoxParser.parseFile(source)
+            if let moov = boxes.first(where: { $0.type == "moov" }) {
+                throw KeepTrackError.malformed(path: "moov", offset: moov.offset, reason: "\(path) has a moov box: it is a movie or an init segment, not a media segment")
+            }
+            guard boxes.contains(where: { $0.type == "moof" }) else {
+                throw KeepTrackError.malformed(path: "", offset: 0, reason: "\(path) is not a media segment: it has no moof box")
+            }
+            parts.append(source)
+        }
+        return try Movie(source: ConcatenatedByteSource(parts))
     }
 }

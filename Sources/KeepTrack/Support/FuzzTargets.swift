@@ -39,6 +39,9 @@ enum FuzzTargets {
         case recordingRepair
         /// join's matching, overlap search and joined tables: the movie joined to itself, with chapters.
         case join
+        /// A movie cut short read as truncated (complete samples per track), reported, linted and
+        /// planned by salvage (the trim of the complete samples), laid out.
+        case truncated
     }
 
     /// The target an input exercises, chosen by a hash of its bytes (FNV-1a over 8-byte words), so
@@ -84,6 +87,9 @@ enum FuzzTargets {
         }
         if runs(.repair) { unexpected += [attempt { try exerciseRepair(bytes) }].compactMap { $0 } }
         if runs(.sampleAccount) { unexpected += [attempt { _ = try SampleAccount(source: MemoryByteSource(bytes)) }].compactMap { $0 } }
+        if runs(.truncated) { unexpected += [attempt { try exerciseTruncated(bytes) }].compactMap { $0 } }
+        // The motion photo scan is cheap (marker segments or top-level headers): on every input.
+        unexpected += [attempt { try exerciseMotionPhoto(bytes) }].compactMap { $0 }
         return unexpected + [parseError].compactMap { $0 }
     }
 
@@ -131,6 +137,27 @@ enum FuzzTargets {
         let movie = try Movie(source: repair.repaired(source), checkingFragmentOffsets: false)
         for finding in Linter.lint(movie) { _ = finding.message }
         try layOut(MovieWriter(passingThrough: movie))
+    }
+
+    /// The truncated reading runs only where the file is cut short, which the parse above refuses.
+    static func exerciseTruncated(_ bytes: [UInt8]) throws {
+        let movie = try Movie(source: MemoryByteSource(bytes), allowingTruncation: true)
+        guard let truncation = movie.truncation else { return }
+        _ = truncation.json.rendered()
+        _ = InspectReport(movie: movie, name: "fuzz").text
+        for finding in Linter.lint(movie) { _ = finding.message }
+        let plan = try Salvage.plan(movie)
+        _ = Salvage.lines(plan)
+        try layOut(plan.trim.writer)
+    }
+
+    /// The motion photo scan (JPEG marker segments and XMP, HEIF boxes, Samsung's marker) and, when it
+    /// finds a movie, that movie read and reported.
+    static func exerciseMotionPhoto(_ bytes: [UInt8]) throws {
+        let source = MemoryByteSource(bytes)
+        guard let photo = MotionPhoto.find(in: source) else { return }
+        _ = (photo.summary, photo.hint)
+        _ = InspectReport(movie: try photo.movie(in: source), name: "fuzz").json.rendered()
     }
 
     /// Runs `body`; a KeepTrackError is the expected end for bad input, anything else is recorded.

@@ -37,7 +37,13 @@ public final class SplicedByteSource: ByteSource, @unchecked Sendable {
         guard offset <= size, length <= size - offset else {
             throw KeepTrackError.malformed(path: "", offset: offset, reason: "read of \(length) bytes past the end of the data (\(size) bytes)")
         }
-        var result: [(offset: UInt64, length: UInt64)] = []
+        return Self.walk(starts: starts, lengths: lengths, offset: offset, length: length).map { (offsets[$0.index] + $0.into, $0.length) }
+    }
+
+    /// Ranges laid end to end (`starts` increasing, each `lengths` long): which of them hold `length`
+    /// bytes from `offset`, where in each and how many, in order.
+    static func walk(starts: [UInt64], lengths: [UInt64], offset: UInt64, length: UInt64) -> [(index: Int, into: UInt64, length: UInt64)] {
+        var result: [(index: Int, into: UInt64, length: UInt64)] = []
         var position = offset, remaining = length
         // The last range starting at or before `position`.
         var low = 0, high = starts.count
@@ -49,7 +55,7 @@ public final class SplicedByteSource: ByteSource, @unchecked Sendable {
         while remaining > 0, index >= 0, index < starts.count {
             let into = position - starts[index]
             let take = min(remaining, lengths[index] - into)
-            result.append((offsets[index] + into, take))
+            if take > 0 { result.append((index, into, take)) }
             position += take
             remaining -= take
             index += 1

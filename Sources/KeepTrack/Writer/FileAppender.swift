@@ -115,7 +115,7 @@ final class FileAppender {
             return
         }
         if let joined = source as? ConcatenatedByteSource {
-            // Each range from the file it is in (join).
+            // Each range from the file it is in (join, segments).
             for piece in try joined.pieces(at: offset, length: length) {
                 try copy(from: piece.source, offset: piece.offset, length: piece.length, buffer: &buffer)
             }

@@ -5,9 +5,10 @@ enum RemuxCommand {
     static let spec = CommandSpec(
         name: "remux",
         summary: "Copy every track, sample and box losslessly into a new file, flags included.",
-        arguments: "IN OUT",
-        positionals: 2...2,
+        arguments: "IN OUT | --init INIT SEGMENT... OUT",
+        minimumPositionals: 2,
         options: [
+            SegmentInputs.option,
             .flag(.moovLast, "Keep moov after the media data (default: moov first, fast start)."),
             .flag(.force, "Replace OUT if it exists."),
             .flag(.verifyData, "Also compare every sample of OUT with IN byte for byte (reads both files in full)."),
@@ -24,6 +25,7 @@ enum RemuxCommand {
         styp dropped. Encrypted fragments are refused (65).
         OUT is written to a hidden temporary file beside it, verified, fsynced and renamed; on any error,
         SIGINT or SIGTERM the temporary file is removed and OUT is untouched.
+        \(SegmentInputs.discussion)
         Exit status: 0 written, 64 usage (OUT is IN), 65 malformed IN, 66 IN missing, 73 OUT exists
         (without --force) or cannot be created, 74 I/O error (disk full, verification failed).
         """
@@ -33,8 +35,9 @@ enum RemuxCommand {
         options.writer.moovFirst = !invocation.flag(.moovLast)
         options.verify = !invocation.flag(.noVerify)
         options.verifyData = invocation.flag(.verifyData)
-        let output = invocation.positionals[1]
-        let summary = try MovieOutput.remux(input: invocation.positionals[0], output: output, options: options)
+        let (inputs, output) = SegmentInputs.inputsAndOutput(invocation)
+        let (movie, paths) = try SegmentInputs.open(invocation, inputs: inputs)
+        let summary = try MovieOutput.write(MovieWriter(passingThrough: movie, options: options.writer), to: output, inputs: paths, options: options)
         let written = summary.written
         var line = "wrote \(output): \(written.bytesWritten) bytes, \(written.chunkCount) chunks, \(written.largeOffsets ? "co64" : "stco"), moov \(options.writer.moovFirst ? "first" : "last")"
         if let check = summary.verification {

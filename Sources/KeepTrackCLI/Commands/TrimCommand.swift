@@ -5,9 +5,10 @@ enum TrimCommand {
     static let spec = CommandSpec(
         name: "trim",
         summary: "Cut [start, end) losslessly and sample-exactly, keeping every track (spatial audio, metadata) and box.",
-        arguments: "IN OUT",
-        positionals: 2...2,
+        arguments: "IN OUT | --init INIT SEGMENT... OUT",
+        minimumPositionals: 2,
         options: [
+            SegmentInputs.option,
             .value(.start, "T", "Start: seconds (12.5) or [HH:]MM:SS[.fff] (1:02.250)."),
             .value(.end, "T", "End (not included), same forms."),
             .value(.duration, "D", "Length instead of --end."),
@@ -20,8 +21,9 @@ enum TrimCommand {
         let request = try TrimCommand.request(invocation)
         var options = MovieOutput.Options()
         options.overwrite = invocation.flag(.force)
-        let (input, output) = (invocation.positionals[0], invocation.positionals[1])
-        let written = try Trim.write(input: input, output: output, request, options: options)
+        let (inputs, output) = SegmentInputs.inputsAndOutput(invocation)
+        let (movie, paths) = try SegmentInputs.open(invocation, inputs: inputs)
+        let written = try Trim.write(movie, inputs: paths, output: output, request, options: options)
         TrimCommand.report(written.plan, output: output, bytes: written.summary.written.bytesWritten, json: invocation.flag(.json), console: console)
         for note in written.summary.notes { console.note("note: \(note)") }
         return ExitCode.ok
@@ -43,6 +45,7 @@ enum TrimCommand {
     Only the kept samples' bytes are read and copied (copy_file_range); OUT is atomic like every output.
     Exit status: 0 written, 64 usage (a range outside the movie names its duration), 65 malformed or a
     track trim cannot cut exactly (several presented edits, encryption), 66 IN missing, 73 OUT exists, 74 I/O.
+    \(SegmentInputs.discussion)
     """
 
     /// Seconds from `12.5`, `75`, `1:02.250` or `01:00:02.5`.

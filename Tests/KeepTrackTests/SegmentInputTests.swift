@@ -1,0 +1,139 @@
+import Foundation
+import XCTest
+@testable import KeepTrack
+
+/// `--init INIT SEGMENT...`: an init segment and its media segments (as ffmpeg's DASH and HLS fMP4
+/// muxers store a rendition) read as one fragmented movie by inspect, remux, extract and trim; the
+/// packets equal ffprobe's reading of the init segment and the segments concatenated into one file.
+final class SegmentInputTests: XCTestCase {
+    struct Rendition {
+        var initSegment: String
+        var segments: [String]
+        /// `cat INIT SEGMENTS > joined.mp4`: what ffprobe reads as the reference.
+        var joined: String
+    }
+
+    static func ffmpeg(_ arguments: [String]) throws {
+        guard let result = runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25",
+                                               "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "3",
+                                               "-c:v", "libx264", "-g", "25", "-bf", "2", "-c:a", "aac"] + arguments) else {
+            throw unavailable("ffmpeg is not installed")
+        }
+        XCTAssertEqual(result.code, 0, result.out)
+    }
+
+    static func files(in folder: String, prefix: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(prefix) }.sorted().map { folder + "/" + $0 }
+    }
+
+    static func join(_ initSegment: String, _ segments: [String], to path: String) throws -> Rendition {
+        var bytes = try fileBytes(initSegment)
+        for segment in segments { bytes += try fileBytes(segment) }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        return Rendition(initSegment: initSegment, segments: segments, joined: path)
+    }
+
+    /// ffmpeg -f dash: one init segment and numbered media segments (styp, sidx, moof, mdat) per stream.
+    static func dash(in folder: TemporaryFolder) throws -> [Rendition] {
+        let dash = folder.path("dash")
+        try FileManager.default.createDirectory(atPath: dash, withIntermediateDirectories: true)
+        try ffmpeg(["-f", "dash", "-seg_duration", "1", dash + "/manifest.mpd"])
+        return try (0...1).map { stream in
+            let segments = try files(in: dash, prefix: "chunk-stream\(stream)-")
+            XCTAssertGreaterThanOrEqual(segments.count, 3)
+            return try join(dash + "/init-stream\(stream).m4s", segments, to: folder.path("dash-\(stream).mp4"))
+        }
+    }
+
+    /// ffmpeg -f hls -hls_segment_type fmp4: init.mp4 and media segments holding video and audio.
+    static func hls(in folder: TemporaryFolder) throws -> Rendition {
+        let hls = folder.path("hls")
+        try FileManager.default.createDirectory(atPath: hls, withIntermediateDirectories: true)
+        try ffmpeg(["-f", "hls", "-hls_segment_type", "fmp4", "-hls_time", "1", "-hls_playlist_type", "vod", hls + "/playlist.m3u8"])
+        let playlist = try String(contentsOfFile: hls + "/playlist.m3u8", encoding: .utf8)
+        let segments = playlist.split(separator: "\n").filter { $0.hasSuffix(".m4s") }.map { hls + "/" + $0 }
+        XCTAssertGreaterThanOrEqual(segments.count, 3)
+        return try join(hls + "/init.mp4", segments, to: folder.path("hls.mp4"))
+    }
+
+    func testRemuxOfInitAndSegmentsHasThePacketsOfTheJoinedFile() throws {
+        let folder = TemporaryFolder()
+        for rendition in try Self.dash(in: folder) + [try Self.hls(in: folder)] {
+            let output = folder.path("remuxed-\((rendition.joined as NSString).lastPathComponent)")
+            let result = runCLI(["remux", "--init", rendition.initSegment] + rendition.segments + [output])
+            XCTAssertEqual(result.code, 0, result.error)
+            let reference = try FFprobe.probe(rendition.joined)
+            let written = try FFprobe.probe(output)
+            XCTAssertEqual(written.streams.count, reference.streams.count)
+            XCTAssertFalse(try Movie.open(path: output).isFragmented, "the output is progressive")
+            for stream in reference.streams {
+                let copy = try XCTUnwrap(written.stream(track: try XCTUnwrap(stream.trackID)))
+                XCTAssertGreaterThan(stream.packets.count, 20)
+                if let difference = FFprobe.difference(fragmented: stream, copy) {
+                    XCTFail("\(rendition.joined): \(stream.label): \(difference)")
+                }
+            }
+        }
+    }
+
+    func testInspectReadsTheSegmentsAsOneMovie() throws {
+        let folder = TemporaryFolder()
+        let rendition = try Self.hls(in: folder)
+        let result = runCLI(["inspect", "--json", "--init", rendition.initSegment] + rendition.segments)
+        XCTAssertEqual(result.code, 0, result.error)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+        XCTAssertEqual(json["file"] as? String, rendition.initSegment)
+        XCTAssertEqual(json["fragments"] as? Int, rendition.segments.count, "one moof per segment")
+        let reference = try FFprobe.probe(rendition.joined)
+        let movie = try Movie.open(initSegment: rendition.initSegment, segments: rendition.segments)
+        for stream in reference.streams {
+            let track = try XCTUnwrap(movie.track(id: try XCTUnwrap(stream.trackID)))
+            XCTAssertEqual(track.sampleTable.sampleCount, stream.packets.count, stream.label)
+        }
+    }
+
+    /// extract and trim take the same inputs; their output equals what they make of the joined file.
+    func testExtractAndTrimOfSegmentsEqualTheirOutputFromTheJoinedFile() throws {
+        let folder = TemporaryFolder()
+        let rendition = try Self.hls(in: folder)
+        let inputs = ["--init", rendition.initSegment] + rendition.segments
+        let cases: [(name: String, arguments: [String])] = [("audio.m4a", ["extract", "--track", "2"]),
+                                                            ("piece.mp4", ["trim", "--start", "0.8", "--end", "2.2"])]
+        for (name, arguments) in cases {
+            let fromSegments = folder.path("segments-" + name), fromJoined = folder.path("joined-" + name)
+            let first = runCLI(arguments + inputs + [fromSegments])
+            XCTAssertEqual(first.code, 0, first.error)
+            XCTAssertEqual(runCLI(arguments + [rendition.joined, fromJoined]).code, 0)
+            let (a, b) = (try FFprobe.probe(fromSegments), try FFprobe.probe(fromJoined))
+            XCTAssertEqual(a.streams.count, b.streams.count, name)
+            for (x, y) in zip(a.streams, b.streams) {
+                XCTAssertGreaterThan(x.packets.count, 10, name)
+                FFprobe.assertSamePackets(x, y, name)
+            }
+        }
+    }
+
+    /// A bare media segment (ours and the wild ones) names --init; wrong inputs say what is wrong.
+    func testBareSegmentNamesInitAndWrongInputsAreRefused() throws {
+        let folder = TemporaryFolder()
+        let rendition = try Self.hls(in: folder)
+        for wild in ["eyevinn-mp4ff/aac_1.m4s", "androidx-media/video_1.m4s"] {
+            let bare = try RealFixtures.require(RealFixtures.folder.appendingPathComponent("wild/" + wild).path)
+            let result = runCLI(["inspect", bare])
+            XCTAssertEqual(result.code, 65)
+            XCTAssertTrue(result.error.contains("--init"), result.error)
+        }
+        let ours = runCLI(["remux", rendition.segments[0], folder.path("x.mp4")])
+        XCTAssertEqual(ours.code, 65)
+        XCTAssertTrue(ours.error.contains("media segment") && ours.error.contains("--init"), ours.error)
+        // Several inputs without --init, a movie as a segment, a segment as the init segment.
+        XCTAssertEqual(runCLI(["remux"] + rendition.segments.prefix(2) + [folder.path("x.mp4")]).code, 64)
+        let movieAsSegment = runCLI(["inspect", "--init", rendition.initSegment, rendition.joined])
+        XCTAssertEqual(movieAsSegment.code, 65)
+        XCTAssertTrue(movieAsSegment.error.contains("not a media segment"), movieAsSegment.error)
+        let segmentAsInit = runCLI(["inspect", "--init", rendition.segments[0], rendition.segments[1]])
+        XCTAssertEqual(segmentAsInit.code, 65)
+        XCTAssertTrue(segmentAsInit.error.contains("not an init segment"), segmentAsInit.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("x.mp4")))
+    }
+}
