@@ -142,6 +142,14 @@ final class DocsTests: XCTestCase {
         let moov = Int(try Movie.open(path: folder.path("IMG_0001.MOV")).moov.offset)
         try recording.prefix(moov).write(to: URL(fileURLWithPath: folder.path("BROKEN.mov")))
         try FileManager.default.copyItem(atPath: folder.path("IMG_0001.MOV"), toPath: folder.path("GOOD.mov"))
+        // An HLS fMP4 rendition for `--init`: init.mp4 and seg-1.m4s ... seg-3.m4s.
+        guard runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
+                                 "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                                 "-f", "hls", "-hls_segment_type", "fmp4", "-hls_time", "1", "-start_number", "1",
+                                 "-hls_fmp4_init_filename", "init.mp4", "-hls_segment_filename", folder.path("seg-%d.m4s"), folder.path("rendition.m3u8")])?.code == 0,
+              FileManager.default.fileExists(atPath: folder.path("seg-3.m4s")) else {
+            throw unavailable("ffmpeg could not write the HLS rendition the --init examples read")
+        }
         try FileManager.default.createDirectory(atPath: folder.path("Movies"), withIntermediateDirectories: true)
         for name in ["IMG_0001.MOV", "both-enabled.mov"] {
             try FileManager.default.copyItem(atPath: folder.path(name), toPath: folder.path("Movies/\(name)"))

@@ -17,7 +17,7 @@ enum ExtractMovieCommand {
         item with Item:Semantic MotionPhoto: the items after the picture fill the end of the file in order);
         the bytes after a MotionPhoto_Data marker (older Samsung JPEGs). The bytes are copied unchanged
         (copy_file_range), atomically like every output, after checking that they read as a movie.
-        `inspect PHOTO` shows the same offset and size and the movie's tracks. See docs/salvage.md.
+        `inspect PHOTO` shows the same offset and size and the movie's tracks. See docs/damaged-files.md.
         Exit status: 0 written, 65 not a motion photo this recognises, or its movie does not read, 66 PHOTO
         missing, 73 OUT exists, 74 I/O.
         """

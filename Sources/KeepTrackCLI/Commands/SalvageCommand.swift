@@ -18,7 +18,7 @@ enum SalvageCommand {
         audio plays on after the pictures unless the source did so. Nothing is re-encoded: the cut is made as
         `trim` makes it (edit lists, sample groups, sync tables, flags, groups, references and metadata kept).
         `inspect` and `lint` show the same counts without writing; every other writing command refuses a
-        truncated file and names this one. See docs/salvage.md.
+        truncated file and names this one. See docs/damaged-files.md.
         Exit status: 0 written, 64 usage (IN is not truncated: `remux` copies it), 65 malformed (or nothing
         complete to save), 66 IN missing, 73 OUT exists, 74 I/O.
         """
