@@ -80,6 +80,43 @@ final class TrimTests: XCTestCase {
         try TrimProof.check(source: source, output: output, plan: plan, requested: (start, 2.0), frameDuration: Self.iphoneFrame)
     }
 
+    /// Empty edits whose durations add up past 2^64, or a presented edit near 2^63: refused (65) naming the
+    /// edit list, where the sums once trapped (the fuzzer found it through join, which shares the timeline).
+    func testEditListsTooLongToAddUpAreRefused() throws {
+        let folder = TemporaryFolder()
+        let source = try writeVariant("iphone", in: folder)
+        for (name, durations) in [("sum", [UInt64.max / 2 + 1, UInt64.max / 2 + 1]), ("large", [UInt64(Int64.max) - 5])] {
+            var boxes = try BoxParser.parseFile(try FileByteSource(path: source))
+            for index in boxes.indices where boxes[index].type == "moov" {
+                try boxes[index].modifyChildren { moov in
+                    guard let t = moov.firstIndex(where: { $0.type == "trak" }) else { return }
+                    var elst = EditListBox()
+                    elst.header.version = 1
+                    elst.entries = durations.map { duration in
+                        var empty = EditListBox.Entry()
+                        empty.mediaTime = -1
+                        empty.segmentDuration = duration
+                        return empty
+                    } + [EditListBox.Entry()]
+                    let edts = Box(type: "edts", children: [Box(type: "elst", bytes: try elst.encoded())])
+                    moov[t].modifyChildren { trak in
+                        trak.removeAll { $0.type == "edts" }
+                        trak.insert(edts, at: (trak.firstIndex { $0.type == "tkhd" } ?? -1) + 1)
+                    }
+                }
+            }
+            let hostile = folder.path("\(name).mov")
+            let bytes = try boxes.flatMap { try $0.serialized(source: try FileByteSource(path: source)) }
+            try Data(bytes).write(to: URL(fileURLWithPath: hostile))
+            for arguments in [["trim", hostile, folder.path("\(name)-piece.mov"), "--start", "0.5", "--end", "1"],
+                              ["split", hostile, "--at", "1", "--out-dir", folder.path("\(name)-pieces")],
+                              ["join", hostile, hostile, folder.path("\(name)-joined.mov")]] {
+                let result = runCLI(arguments)
+                XCTAssertTrue([64, 65].contains(result.code), "\(name) \(arguments[0]): exit \(result.code): \(result.error)")
+            }
+        }
+    }
+
     func testRangesOutsideTheMovieAreUsageErrors() throws {
         let source = try RealFixtures.require(RealFixtures.iphone)
         let folder = TemporaryFolder()

@@ -358,7 +358,9 @@ public enum Trim {
                     guard presented.isEmpty || severalEdits else {
                         throw KeepTrackError.unsupported("\(track.path)/edts/elst has an empty edit after a presented one; trim cuts tracks with one presented edit")
                     }
-                    empty += toMovie(entry.segmentDuration)
+                    let (sum, overflow) = empty.addingReportingOverflow(toMovie(entry.segmentDuration))
+                    guard !overflow else { throw Self.timeOverflow(track) }
+                    empty = sum
                 } else {
                     presented.append(entry)
                 }
@@ -384,6 +386,17 @@ public enum Trim {
                 presentedLength = Trim.scale(UInt64(max(compositionEnd, 0)), from: mediaScale, to: clock.scale, up: true)
             }
             emptyBefore = empty
+            // Every later sum (presentedEnd, a media time plus a movie span) stays inside Int64: a hostile edit
+            // list must be refused here, not trap there.
+            let limit = UInt64(Int64.max / 4)
+            guard emptyBefore <= limit, presentedLength <= limit, mediaStart >= -Int64(limit), mediaStart <= Int64(limit) else {
+                throw Self.timeOverflow(track)
+            }
+        }
+
+        static func timeOverflow(_ track: Track) -> KeepTrackError {
+            KeepTrackError.malformed(path: track.path + "/edts/elst", offset: track.box.find(["edts", "elst"])?.offset ?? track.box.offset,
+                                     reason: "edit list times too large to add up (beyond 2^61 movie units)")
         }
 
         /// Media time presented at movie unit `position` (inside the presented edit).
