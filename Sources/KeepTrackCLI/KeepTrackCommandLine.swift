@@ -125,7 +125,7 @@ public enum KeepTrackCommandLine {
         lines.append("")
         lines.append("Run 'keeptrack help COMMAND' or 'keeptrack COMMAND --help' for a command's options.")
         lines.append("Exit codes: 0 ok, 1 findings/differences, 64 usage, 65 malformed input, 66 missing input,")
-        lines.append("73 cannot create output, 74 I/O error.")
+        lines.append("69 a needed component missing, 73 cannot create output, 74 I/O error.")
         return lines.joined(separator: "\n")
     }
 }

@@ -15,7 +15,7 @@ public enum MultiviewFFmpeg {
     }
 
     /// sysexits' EX_UNAVAILABLE: a program the command needs is not there.
-    public static let unavailableExitCode: Int32 = 69
+    public static let unavailableExitCode: Int32 = ExitCode.unavailable
 
     public static let environmentKey = "KEEPTRACK_FFMPEG9"
 

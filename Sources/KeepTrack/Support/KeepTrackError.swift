@@ -65,6 +65,8 @@ public enum ExitCode {
     public static let usage: Int32 = 64
     public static let dataError: Int32 = 65
     public static let noInput: Int32 = 66
+    /// A component the command needs is not installed (transcode --stereo without the pinned FFmpeg 9).
+    public static let unavailable: Int32 = 69
     public static let cannotCreate: Int32 = 73
     public static let ioError: Int32 = 74
 }
