@@ -100,3 +100,8 @@ if [ ! -f "$deps/ffmpeg9/.complete" ]; then
     rm -f "$deps/downloads/$FFMPEG9_WHEEL" # 68 MB; only the binary is kept
     touch "$deps/ffmpeg9/.complete"
 fi
+# The binary's own licence statement (GPL version 3 or later: built with --enable-gpl --enable-version3),
+# installed beside it by `make install`; made here too for a .deps fetched before it was.
+if [ -x "$deps/ffmpeg9/ffmpeg" ] && [ ! -s "$deps/ffmpeg9/LICENSE-ffmpeg" ]; then
+    "$deps/ffmpeg9/ffmpeg" -hide_banner -L > "$deps/ffmpeg9/LICENSE-ffmpeg"
+fi

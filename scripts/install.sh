@@ -55,6 +55,7 @@ for file in licenses/*; do put 644 "$file" "share/doc/keeptrack/$file"; done
 if [ -x .deps/ffmpeg9/ffmpeg ]; then
     put 755 .deps/ffmpeg9/ffmpeg lib/keeptrack/ffmpeg9/ffmpeg
     put 644 .deps/ffmpeg9/LICENSE-imageio-ffmpeg share/doc/keeptrack/licenses/imageio-ffmpeg
+    if [ -s .deps/ffmpeg9/LICENSE-ffmpeg ]; then put 644 .deps/ffmpeg9/LICENSE-ffmpeg share/doc/keeptrack/licenses/ffmpeg9; fi
 else
     echo "install: .deps/ffmpeg9/ffmpeg is missing (make setup fetches it): transcode --stereo will not be available" >&2
 fi
