@@ -9,6 +9,7 @@ set -euo pipefail
 # groff-base, zsh and fish check the generated man page and completions (InstallTests).
 # GStreamer's qtmux/mp4mux (gst-launch-1.0, plugins-good) is a second muxer whose files the tests put
 # through every command (MuxerFlavourTests); plugins-ugly (x264enc) and plugins-bad (h264parse) give it H.264.
+# gst-discoverer-1.0 (plugins-base-apps) is GStreamer's reading of a joined movie's duration (JoinTests).
 # reframe's person detector (KeepTrackPeople) links OpenCV's objdetect module (its HOG people detector; the
 # SVM is compiled into the library). Tests judge reframe's framing with an independent detector: OpenCV's
 # Haar cascades (opencv-data) through python3-opencv, run as a subprocess with /usr/bin/python3.
@@ -21,7 +22,7 @@ set -euo pipefail
 PACKAGES=(ffmpeg mediainfo time pkg-config groff-base zsh fish
     python3-mutagen python3-taglib atomicparsley libimage-exiftool-perl
     libavcodec-dev libavutil-dev libavfilter-dev libswresample-dev libswscale-dev libebur128-dev
-    gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad python3-vlc vlc-plugin-base quicktime-utils libavif-bin
+    gstreamer1.0-tools gstreamer1.0-plugins-base-apps gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad python3-vlc vlc-plugin-base quicktime-utils libavif-bin
     libopencv-objdetect-dev libopencv-imgproc-dev libopencv-core-dev python3-opencv opencv-data)
 
 missing=()

@@ -121,6 +121,14 @@ final class JoinTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(info.duration), 2.0, accuracy: 0.001)
         let probe = try FFprobe.probe(output, packets: false)
         XCTAssertEqual(try XCTUnwrap(probe.duration), 2.0, accuracy: 1e-6)
+        // gst-discoverer (GStreamer's own reading of the container) gives the summed duration.
+        guard let discovered = runTool("gst-discoverer-1.0", [output]), discovered.code == 0,
+              let line = discovered.out.split(separator: "\n").first(where: { $0.contains("Duration: ") }) else {
+            throw unavailable("gst-discoverer-1.0 (gstreamer1.0-plugins-base-apps) is not installed")
+        }
+        let clock = line.components(separatedBy: "Duration: ")[1].split(separator: ":").compactMap { Double($0) }
+        XCTAssertEqual(clock.count, 3, String(line))
+        XCTAssertEqual(clock.count == 3 ? clock[0] * 3600 + clock[1] * 60 + clock[2] : 0, 2.0, accuracy: 1e-6, "gst-discoverer: \(line)")
         // GStreamer's qtdemux: the video's decoded frames span the two seconds.
         guard let gst = runTool("gst-launch-1.0", ["-v", "filesrc", "location=\(output)", "!", "qtdemux", "name=d", "d.video_0", "!", "decodebin",
                                                    "!", "identity", "silent=false", "!", "fakesink"]), gst.code == 0 else {
