@@ -56,7 +56,7 @@ final class AnalysedFramesTests: XCTestCase {
         var spacings: [Int] = []
         for encoding in encodings {
             let source = folder.path("\(encoding.name).mp4")
-            guard let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=30:d=3"] + encoding.arguments
+            guard let made = runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1920x1080:r=30:d=2"] + encoding.arguments
                                                 + ["-pix_fmt", "yuv420p", source]), made.code == 0,
                   let probed = runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=pict_type", "-of", "csv=p=0", source]),
                   let referenced = runTool("ffmpeg", ["-v", "error", "-skip_frame", "noref", "-i", source, "-map", "0:v", "-f", "framemd5", "-"]) else {
