@@ -34,4 +34,23 @@ final class SplicedByteSourceTests: XCTestCase {
         }
         XCTAssertThrowsError(try SplicedByteSource(base: base).append(offset: 4990, length: 11), "a range past the base's end")
     }
+
+    /// `ConcatenatedByteSource` walks its parts the same way: segments end to end read across part
+    /// boundaries; a join's parts start at aligned bases, and a read reaching the gap after a part is an
+    /// error, never bytes from nowhere (or a trap).
+    func testConcatenatedPartsReadAcrossBoundariesAndRefuseTheGaps() throws {
+        let a = MemoryByteSource(Array(0..<100)), b = MemoryByteSource(Array(100..<130)), c = MemoryByteSource(Array(130..<200))
+        let segments = ConcatenatedByteSource([a, b, c])
+        XCTAssertEqual(segments.size, 200)
+        for (offset, count) in [(0, 200), (95, 10), (99, 32), (130, 70), (150, 0)] {
+            XCTAssertEqual(try segments.read(at: UInt64(offset), count: count), Array(UInt8(offset)..<UInt8(offset + count)))
+        }
+        XCTAssertThrowsError(try segments.read(at: 190, count: 11))
+        let joined = ConcatenatedByteSource([a, b, c], alignment: 64)
+        XCTAssertEqual(joined.bases, [0, 128, 192])
+        XCTAssertEqual(try joined.read(at: 128, count: 30), Array(100..<130))
+        XCTAssertEqual(try joined.read(at: 192, count: 70), Array(130..<200))
+        XCTAssertThrowsError(try joined.read(at: 95, count: 10), "runs into the gap after the first part")
+        XCTAssertThrowsError(try joined.read(at: 110, count: 1), "starts in the gap")
+    }
 }

@@ -9,6 +9,7 @@ public final class ConcatenatedByteSource: ByteSource {
     public let parts: [ByteSource]
     /// Where each part starts here.
     public let bases: [UInt64]
+    let lengths: [UInt64]
     public let size: UInt64
     public static let joinAlignment: UInt64 = 1 << 20
 
@@ -21,6 +22,7 @@ public final class ConcatenatedByteSource: ByteSource {
             next += (part.size + alignment - 1) / alignment * alignment
         }
         self.bases = bases
+        lengths = parts.map(\.size)
         size = bases.last.map { $0 + (parts.last?.size ?? 0) } ?? 0
     }
 
@@ -30,27 +32,11 @@ public final class ConcatenatedByteSource: ByteSource {
         guard offset <= size, length <= size - offset else {
             throw KeepTrackError.malformed(path: "", offset: offset, reason: "a read of \(length) bytes past the end of the \(parts.count) parts (\(size) bytes)")
         }
-        var result: [(source: ByteSource, offset: UInt64, length: UInt64)] = []
-        var position = offset, remaining = length
-        // The last part starting at or before `position`.
-        var low = 0, high = bases.count
-        while low < high {
-            let middle = (low + high) / 2
-            if bases[middle] <= position { low = middle + 1 } else { high = middle }
+        let pieces = SplicedByteSource.walk(starts: bases, lengths: lengths, offset: offset, length: length)
+        guard pieces.reduce(0, { $0 + $1.length }) == length else {
+            throw KeepTrackError.malformed(path: "", offset: offset, reason: "a range of \(length) bytes outside every part")
         }
-        var index = low - 1
-        while remaining > 0 {
-            guard index >= 0, index < parts.count, position >= bases[index], position - bases[index] < parts[index].size else {
-                throw KeepTrackError.malformed(path: "", offset: offset, reason: "a range of \(length) bytes outside every part")
-            }
-            let into = position - bases[index]
-            let take = min(remaining, parts[index].size - into)
-            result.append((parts[index], into, take))
-            position += take
-            remaining -= take
-            index += 1
-        }
-        return result
+        return pieces.map { (parts[$0.index], $0.into, $0.length) }
     }
 
     public func read(at offset: UInt64, count: Int) throws -> [UInt8] {

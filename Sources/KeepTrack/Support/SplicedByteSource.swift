@@ -40,8 +40,10 @@ public final class SplicedByteSource: ByteSource, @unchecked Sendable {
         return Self.walk(starts: starts, lengths: lengths, offset: offset, length: length).map { (offsets[$0.index] + $0.into, $0.length) }
     }
 
-    /// Ranges laid end to end (`starts` increasing, each `lengths` long): which of them hold `length`
-    /// bytes from `offset`, where in each and how many, in order.
+    /// Ranges in order (`starts` increasing, each `lengths` long): which of them hold `length` bytes from
+    /// `offset`, where in each and how many, in order. The walk stops at a byte in no range (a gap between
+    /// ranges), so the pieces then hold fewer bytes than asked: a caller whose ranges may leave gaps
+    /// (`ConcatenatedByteSource` of a join) checks the sum.
     static func walk(starts: [UInt64], lengths: [UInt64], offset: UInt64, length: UInt64) -> [(index: Int, into: UInt64, length: UInt64)] {
         var result: [(index: Int, into: UInt64, length: UInt64)] = []
         var position = offset, remaining = length
@@ -52,10 +54,10 @@ public final class SplicedByteSource: ByteSource, @unchecked Sendable {
             if starts[middle] <= position { low = middle + 1 } else { high = middle }
         }
         var index = low - 1
-        while remaining > 0, index >= 0, index < starts.count {
+        while remaining > 0, index >= 0, index < starts.count, position >= starts[index], position - starts[index] < lengths[index] {
             let into = position - starts[index]
             let take = min(remaining, lengths[index] - into)
-            if take > 0 { result.append((index, into, take)) }
+            result.append((index, into, take))
             position += take
             remaining -= take
             index += 1
