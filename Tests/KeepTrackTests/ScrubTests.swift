@@ -88,6 +88,20 @@ final class ScrubTests: XCTestCase {
         XCTAssertEqual(comparison.components(separatedBy: "boxes that differ  none").count - 1, movie.tracks.count, "every track's boxes agree")
     }
 
+    /// The copy is the input's bytes with the patches and nothing reads the samples back, so a patch that
+    /// would land in a sample (an item misplaced by a reader bug) is refused before anything is written;
+    /// the recording's real plan touches no sample.
+    func testAPatchInsideASampleIsRefused() throws {
+        let movie = try Movie.open(path: try RealFixtures.require(RealFixtures.iphone))
+        let plan = try Scrub.plan(movie, selection: .all)
+        XCTAssertNoThrow(try Scrub.checkSamplesUntouched(movie, patches: plan.patches, overwrittenTracks: []))
+        let sample = try XCTUnwrap(movie.tracks.first { $0.kind == .audio }?.sampleTable.samples.first { _ in true })
+        let misplaced = InPlacePatch(offset: sample.offset + 1, old: try movie.source.read(at: sample.offset + 1, count: 2), new: [0, 0], what: "a misplaced item")
+        XCTAssertThrowsError(try Scrub.checkSamplesUntouched(movie, patches: plan.patches + [misplaced], overwrittenTracks: [])) { error in
+            XCTAssertTrue("\(error)".contains("inside a sample of track 2"), "\(error)")
+        }
+    }
+
     func testInPlaceEqualsTheCopyAndKeepsTheLength() throws {
         let input = try RealFixtures.require(RealFixtures.iphone)
         let folder = TemporaryFolder()

@@ -63,7 +63,32 @@ public enum Scrub {
         let patches = renames + overwrites.filter { $0.old != $0.new }
         // Refuses overlapping patches (two items claiming the same bytes) before anything is written.
         _ = try PatchedByteSource(source, patches: patches.map { .init(offset: $0.offset, bytes: $0.new) })
+        let trackItems = Set(items.filter { if case .overwrite = $0.removal { return true } else { return false } }.map(\.path))
+        try checkSamplesUntouched(movie, patches: patches, overwrittenTracks: trackItems)
         return Plan(items: items, patches: patches, droppedTracks: dropped)
+    }
+
+    /// No patch may change a sample's bytes, except in a track whose samples are themselves an item (the
+    /// text of GoPro's `fdsc` samples): an item found where media lies must stop scrub, not change media,
+    /// since the output is the input's bytes with the patches and no rewrite verifies it.
+    static func checkSamplesUntouched(_ movie: Movie, patches: [InPlacePatch], overwrittenTracks: Set<String>) throws {
+        let sorted = patches.sorted { $0.offset < $1.offset }
+        guard !sorted.isEmpty else { return }
+        for track in movie.tracks where !overwrittenTracks.contains(track.path) {
+            for sample in track.sampleTable.samples where sample.size > 0 {
+                let end = sample.offset + UInt64(sample.size)
+                // The first patch ending after the sample starts.
+                var low = 0, high = sorted.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if sorted[middle].offset + UInt64(sorted[middle].new.count) <= sample.offset { low = middle + 1 } else { high = middle }
+                }
+                if low < sorted.count, sorted[low].offset < end {
+                    throw KeepTrackError.malformed(path: track.path, offset: sorted[low].offset,
+                        reason: "scrub would overwrite \(sorted[low].what) inside a sample of track \(track.id) (bytes \(sample.offset)-\(end)); nothing written")
+                }
+            }
+        }
     }
 
     /// The movie as it reads once the plan's bytes are written.
