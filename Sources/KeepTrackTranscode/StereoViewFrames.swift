@@ -19,8 +19,8 @@ final class StereoViewFrames: FrameProducer {
     /// Set before `produce`: the plan's filters and the colour the frames are tagged with.
     var filter: FilterGraph?, colour: VideoEncoder.Colour?
     private let lock = NSLock()
-    private var process: Process?
-    private var frames: Pipe?, errors: MessageCollector?
+    private var child: SpawnedProcess?
+    private var errors: MessageCollector?
     private var startFailure: Error?
 
     init(binary: String, input: String, packing: StereoPacking, leftView: Int, view: StereoPacking.Size, pixelFormat: Int32, times: [Int64]) {
@@ -35,9 +35,10 @@ final class StereoViewFrames: FrameProducer {
 
     /// Ends a child nobody read to the end (a refusal after the start, a failed encode).
     deinit {
-        if let process, process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        if let child {
+            child.terminate()
+            child.wait()
+            errors?.wait()
         }
     }
 
@@ -68,57 +69,43 @@ final class StereoViewFrames: FrameProducer {
     func start() {
         lock.lock()
         defer { lock.unlock() }
-        guard process == nil, startFailure == nil else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let frames = Pipe(), messages = Pipe()
-        // A 1 MiB pipe (Linux's F_SETPIPE_SZ) instead of 64 KiB: a 4K frame crosses in a dozen writes, not two hundred.
-        _ = fcntl(frames.fileHandleForWriting.fileDescriptor, 1031, 1 << 20)
-        process.standardOutput = frames
-        process.standardError = messages
-        process.standardInput = FileHandle.nullDevice
+        guard child == nil, startFailure == nil else { return }
         do {
-            try process.run()
+            // A 1 MiB pipe instead of 64 KiB: a 4K frame crosses in a dozen writes, not two hundred.
+            let child = try SpawnedProcess(executable: binary, arguments: arguments, outputPipeBytes: 1 << 20)
+            self.child = child
+            errors = MessageCollector(FileHandle(fileDescriptor: child.errors, closeOnDealloc: false))
         } catch {
-            startFailure = KeepTrackError.unsupported("cannot run \(binary) to decode both views: \(error.localizedDescription)")
-            return
+            startFailure = KeepTrackError.unsupported("cannot run \(binary) to decode both views: \(error)")
         }
-        self.process = process
-        self.frames = frames
-        errors = MessageCollector(messages.fileHandleForReading)
     }
 
     func produce(into handoff: FrameHandoff) throws {
         let size = packing.pictureSize(view: view)
-        let layout = try PlaneLayout(pixelFormat: pixelFormat, width: size.width, height: size.height)
+        let frames = try RawFrames(pixelFormat: pixelFormat, width: size.width, height: size.height)
         start()
         lock.lock()
-        let running = (process, self.frames, self.errors), failure = startFailure
+        let running = (child, errors), failure = startFailure
         lock.unlock()
         if let failure { throw failure }
-        guard let process = running.0, let frames = running.1, let errors = running.2 else {
-            throw KeepTrackError.io("FFmpeg 9 was not started")
-        }
+        guard let child = running.0, let errors = running.1 else { throw KeepTrackError.io("FFmpeg 9 was not started") }
         var finished = false
         defer {
-            if !finished, process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            if !finished { child.terminate() }
+            child.wait()
             errors.wait()
         }
         func hand(_ frame: UnsafeMutablePointer<AVFrame>) throws {
             frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
             guard handoff.put(frame) else { throw FrameProducerStopped() }
         }
-        let descriptor = frames.fileHandleForReading.fileDescriptor
-        var buffer = [UInt8](repeating: 0, count: layout.frameBytes)
         var count = 0
-        while try Self.readFully(descriptor, into: &buffer) {
+        while let frame = try frames.read(from: child.output) {
             guard count < times.count else {
+                var owned: UnsafeMutablePointer<AVFrame>? = frame
+                av_frame_free(&owned)
                 throw KeepTrackError.unsupported("FFmpeg 9 decoded more frames of both views than the track's \(times.count) samples")
             }
-            let frame = try VideoFrames.newFrame(width: size.width, height: size.height, format: pixelFormat)
-            layout.copy(buffer, into: frame)
             frame.pointee.pts = times[count]
             count += 1
             if let colour {
@@ -132,11 +119,11 @@ final class StereoViewFrames: FrameProducer {
             try filter.filter(frame, body: hand)
         }
         finished = true
-        process.waitUntilExit()
+        let status = child.wait()
         errors.wait()
-        guard process.terminationStatus == 0 else {
+        guard status == 0 else {
             let said = errors.summary
-            throw KeepTrackError.unsupported("the two views cannot be decoded: FFmpeg 9 stopped (status \(process.terminationStatus))\(said.isEmpty ? "" : ": " + said)")
+            throw KeepTrackError.unsupported("the two views cannot be decoded: FFmpeg 9 stopped (status \(status))\(said.isEmpty ? "" : ": " + said)")
         }
         guard count == times.count else {
             throw KeepTrackError.unsupported("the two views cannot be decoded: FFmpeg 9 gave \(count) frames of both views where the track has \(times.count)")
@@ -144,12 +131,12 @@ final class StereoViewFrames: FrameProducer {
         try filter?.filter(nil, body: hand)
     }
 
-    /// Fills `buffer` from the pipe; false at the end before the first byte, an error at an end inside a frame.
-    static func readFully(_ descriptor: Int32, into buffer: inout [UInt8]) throws -> Bool {
+    /// Fills `count` bytes at `destination` from the pipe; false at the end before the first byte, an error at an
+    /// end inside a frame.
+    static func readFully(_ descriptor: Int32, into destination: UnsafeMutableRawPointer, count total: Int) throws -> Bool {
         var filled = 0
-        let total = buffer.count
         while filled < total {
-            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, total - filled) }
+            let got = read(descriptor, destination + filled, total - filled)
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else { throw KeepTrackError.io("reading FFmpeg 9's frames: \(String(cString: strerror(errno)))") }
             if got == 0 {
@@ -163,7 +150,61 @@ final class StereoViewFrames: FrameProducer {
 
     /// Ends FFmpeg 9 (the child this producer started) when the encoder gives up or the job is planned anew.
     func stop() {
-        lock.withLock { process }.map { if $0.isRunning { $0.terminate() } }
+        lock.withLock { child }?.terminate()
+    }
+}
+
+/// Frames laid out as FFmpeg's rawvideo writes them (planes back to back, rows unpadded), so one read from the
+/// pipe fills a frame with no copy; their buffers come from a pool and are reused once the encoder lets go of them,
+/// rather than fresh pages faulted in for every 12 MB picture.
+final class RawFrames {
+    let layout: PlaneLayout
+    let width: Int, height: Int, pixelFormat: Int32
+    private var pool: OpaquePointer?
+
+    init(pixelFormat: Int32, width: Int, height: Int) throws {
+        layout = try PlaneLayout(pixelFormat: pixelFormat, width: width, height: height)
+        (self.width, self.height, self.pixelFormat) = (width, height, pixelFormat)
+        // Room past the end for the SIMD readers that look a little beyond a plane.
+        guard let pool = av_buffer_pool_init(layout.frameBytes + 64, nil) else { throw KeepTrackError.io("out of memory for a frame pool") }
+        self.pool = pool
+    }
+
+    /// The pool is freed once the last frame lent out comes back.
+    deinit { av_buffer_pool_uninit(&pool) }
+
+    /// The next frame from `descriptor`; nil at the end of the stream.
+    func read(from descriptor: Int32) throws -> UnsafeMutablePointer<AVFrame>? {
+        guard let buffer = av_buffer_pool_get(pool) else { throw KeepTrackError.io("out of memory for a \(width)x\(height) frame") }
+        guard let frame = av_frame_alloc() else {
+            var owned: UnsafeMutablePointer<AVBufferRef>? = buffer
+            av_buffer_unref(&owned)
+            throw KeepTrackError.io("out of memory allocating a frame")
+        }
+        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        frame.pointee.buf.0 = buffer
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        frame.pointee.format = pixelFormat
+        let base = buffer.pointee.data!
+        let planes = layout.planes
+        let offsets = [0, planes[0].rowBytes * planes[0].rows, planes[0].rowBytes * planes[0].rows + planes[1].rowBytes * planes[1].rows]
+        frame.pointee.data.0 = base
+        frame.pointee.data.1 = base + offsets[1]
+        frame.pointee.data.2 = base + offsets[2]
+        frame.pointee.linesize.0 = Int32(planes[0].rowBytes)
+        frame.pointee.linesize.1 = Int32(planes[1].rowBytes)
+        frame.pointee.linesize.2 = Int32(planes[2].rowBytes)
+        do {
+            guard try StereoViewFrames.readFully(descriptor, into: base, count: layout.frameBytes) else {
+                av_frame_free(&owned)
+                return nil
+            }
+        } catch {
+            av_frame_free(&owned)
+            throw error
+        }
+        return frame
     }
 }
 
@@ -180,19 +221,6 @@ struct PlaneLayout {
         let bytes = Int(descriptor.pointee.comp.0.step)
         let chromaWidth = -((-width) >> Int(descriptor.pointee.log2_chroma_w)), chromaHeight = -((-height) >> Int(descriptor.pointee.log2_chroma_h))
         planes = [(width * bytes, height), (chromaWidth * bytes, chromaHeight), (chromaWidth * bytes, chromaHeight)]
-    }
-
-    func copy(_ buffer: [UInt8], into frame: UnsafeMutablePointer<AVFrame>) {
-        buffer.withUnsafeBytes { raw in
-            var offset = 0
-            for (index, plane) in planes.enumerated() {
-                let destination = VideoFrames.pointer(UnsafePointer(frame), index)!, stride = Int(VideoFrames.linesize(UnsafePointer(frame), index))
-                for row in 0..<plane.rows {
-                    (destination + row * stride).update(from: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, count: plane.rowBytes)
-                    offset += plane.rowBytes
-                }
-            }
-        }
     }
 }
 

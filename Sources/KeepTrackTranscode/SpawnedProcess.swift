@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import KeepTrack
+
+/// A child program whose standard output and error come back on pipes, started with `posix_spawn`.
+/// Foundation's `Process` took 30–45 ms here between its pipes and the child's `exec` (it prepares a close
+/// for every possible descriptor); this takes under a millisecond, which counts when FFmpeg 9's whole job on a
+/// short clip is a few hundred. The child's other descriptors are closed, its signals set to their defaults.
+final class SpawnedProcess: @unchecked Sendable {
+    let pid: pid_t
+    /// Read ends of the child's standard output and standard error (owned: closed on `deinit`).
+    let output: Int32, errors: Int32
+    private let lock = NSLock()
+    /// Held while one thread waits, so a second waiter gets the status the first recorded.
+    private let waiting = NSLock()
+    private var status: Int32?
+
+    /// Starts `executable` with `arguments` (standard input /dev/null); `outputPipeBytes` asks Linux for a larger
+    /// output pipe (`F_SETPIPE_SZ`) so big writes cross in few steps.
+    init(executable: String, arguments: [String], outputPipeBytes: Int32 = 0) throws {
+        func pipeEnds() throws -> (read: Int32, write: Int32) {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw KeepTrackError.io("cannot make a pipe to \(executable): \(String(cString: strerror(errno)))") }
+            // Not inherited by anything else this process starts (the child gets them through dup2).
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            return (ends[0], ends[1])
+        }
+        let out = try pipeEnds()
+        let err: (read: Int32, write: Int32)
+        do { err = try pipeEnds() } catch { close(out.read); close(out.write); throw error }
+        defer { close(out.write); close(err.write) }
+        #if os(Linux)
+        let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ, which Swift's Glibc module does not export
+        if outputPipeBytes > 0 { _ = fcntl(out.write, setPipeSize, outputPipeBytes) }
+        #endif
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, out.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, err.write, 2)
+        // Nothing of ours leaks into the child, CLOEXEC or not: one close_range in the child (glibc 2.34's
+        // posix_spawn_file_actions_addclosefrom_np, a GNU extension Swift's Glibc module does not export).
+        if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var everySignal = sigset_t(), none = sigset_t()
+        sigfillset(&everySignal)
+        sigemptyset(&none)
+        // Our SIGINT/SIGTERM handlers (temporary file cleanup) and ignored SIGPIPE/SIGXFSZ are not the child's.
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = ([executable] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = (argv + [nil]).withUnsafeBufferPointer { pointers in
+            posix_spawn(&pid, executable, &actions, &attributes, UnsafeMutablePointer(mutating: pointers.baseAddress!), environ)
+        }
+        guard spawned == 0 else {
+            close(out.read)
+            close(err.read)
+            throw KeepTrackError.io("cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        self.pid = pid
+        output = out.read
+        errors = err.read
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+
+    deinit {
+        close(output)
+        close(errors)
+    }
+
+    /// Asks the child to stop (SIGTERM) unless it has been waited for.
+    func terminate() {
+        lock.withLock { if status == nil { _ = kill(pid, SIGTERM) } }
+    }
+
+    /// Waits for the child to end: its exit status, or 128 + the signal that ended it (as a shell says it).
+    /// `lock` is not held while waiting, so `terminate` from another thread still reaches the child.
+    @discardableResult
+    func wait() -> Int32 {
+        waiting.lock()
+        defer { waiting.unlock() }
+        if let known = lock.withLock({ status }) { return known }
+        var raw: Int32 = 0
+        var result: Int32 = 128
+        while true {
+            if waitpid(pid, &raw, 0) == pid {
+                let signal = raw & 0x7f
+                result = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+                break
+            }
+            guard errno == EINTR else { break }
+        }
+        lock.withLock { status = result }
+        return result
+    }
+}
