@@ -12,6 +12,7 @@ setup:
 
 build: setup
 	$(SWIFT) build -c release --static-swift-stdlib
+	@scripts/build-people-detector.sh .build/release
 
 demo: build
 	$(BIN) demo
@@ -32,6 +33,7 @@ test: setup
 	@mkdir -p .build && rm -f $(FUZZ_BUILD_STATUS)
 	@(nice -n 19 Fuzz/run.sh build > $(FUZZ_BUILD_LOG) 2>&1; echo $$? > $(FUZZ_BUILD_STATUS)) &
 	$(SWIFT) build --build-tests
+	@scripts/build-people-detector.sh .build/debug
 	$(SWIFT) test --skip-build --disable-swift-testing --parallel --num-workers $(TEST_WORKERS) --skip InstallTests --xunit-output $(TEST_RESULTS)
 	$(SWIFT) test --skip-build --disable-swift-testing --filter InstallTests
 	@echo "fuzz: waiting for the harness built beside the tests"; while [ ! -s $(FUZZ_BUILD_STATUS) ]; do sleep 1; done; \

@@ -38,14 +38,13 @@ let package = Package(
         ),
         // Swift face detector over CFaceDetect, producing KeepTrackFraming detections.
         .target(name: "KeepTrackFaces", dependencies: ["CFaceDetect", "KeepTrackFraming"]),
-        // C shim over OpenCV's HOG people detector (Debian 12's libopencv-objdetect-dev, installed by scripts/setup.sh).
-        .target(
-            name: "CPeopleDetect",
-            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
-            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
-        ),
-        // Swift person (body) detector over CPeopleDetect, producing KeepTrackFraming detections.
-        .target(name: "KeepTrackPeople", dependencies: ["CPeopleDetect", "KeepTrackFraming"]),
+        // Opens libKeepTrackPeopleDetector.so on the first detection: OpenCV's ~20 libraries cost every
+        // keeptrack-media start ~13 ms, and only reframe looks for people. The library (a C shim over OpenCV's HOG
+        // people detector, native/people-detector) is built by scripts/build-people-detector.sh, which make runs:
+        // built by SwiftPM it would name the Swift runtime, which an installed keeptrack does not have.
+        .target(name: "CPeopleDetectLoader"),
+        // Swift person (body) detector over CPeopleDetectLoader, producing KeepTrackFraming detections.
+        .target(name: "KeepTrackPeople", dependencies: ["CPeopleDetectLoader", "KeepTrackFraming"]),
         // Synthetic iPhone-layout movies for tests, benchmarks and the demo.
         .target(name: "KeepTrackFixtures", dependencies: ["KeepTrack"]),
         // System libraries (Debian 12 packages installed by scripts/setup.sh): FFmpeg 5.1 codecs and filters, and libebur128.

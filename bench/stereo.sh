@@ -3,13 +3,15 @@
 # (hstack; --half: each eye scaled to half the width first) and encoded with libx264 crf 20, preset medium.
 # Reproduce: make build && bench/stereo.sh   (prints a Markdown section for BENCHMARKS.md; RUNS=N)
 #
-# keeptrack runs the same FFmpeg 9 (.deps/ffmpeg9/ffmpeg, make setup) for the decode and the stacking, reads its raw
-# frames from a pipe, encodes them with Debian's libx264 (FFmpeg 5.1's libavcodec), writes st3d/hfov, passes every
-# other track through and reads its output back. FFmpeg 9's command encodes with its own static libx264 and writes
+# keeptrack runs the same FFmpeg 9 (.deps/ffmpeg9/ffmpeg, make setup; started by keeptrack before keeptrack-media
+# loads, docs/stereo.md) for the decode and the stacking, reads its raw frames from a pipe, encodes them with Debian's
+# libx264 (FFmpeg 5.1's libavcodec), writes st3d/hfov, passes every other track through and reads its output back. FFmpeg 9's command encodes with its own static libx264 and writes
 # the video alone. The inputs are the two stereo movies in the wild fixtures and a 300-frame one made by looping the
 # small one with FFmpeg 9 (-stream_loop 29 -c copy; both its views decode to 300 frames). No MV-HEVC encoder is
 # reachable here to make longer or larger ones (docs/stereo.md), and looping the 4K water movie does not work: its
-# fourth frame is presented before it is decoded, and FFmpeg 9 decodes only 27 of the looped copy's 60 second views.
+# second view starts with a CRA picture, not an IDR, so each repetition repeats its picture order counts and FFmpeg 9
+# drops those pictures as duplicates (with ffmpeg -stream_loop or with the sample table repeated, end-of-sequence NAL
+# units added or not).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KT=.build/release/keeptrack

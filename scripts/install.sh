@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the release build (KEEPTRACK_BUILD_DIR, default .build/release) under PREFIX (default
-# /usr/local): both executables, libfacedetection with its OpenMP runtime, the man page, bash/zsh/fish
+# /usr/local): both executables, the people detector library, libfacedetection with its OpenMP runtime, the man page, bash/zsh/fish
 # completions and the licences. The executables find the library through an $ORIGIN-relative RUNPATH (Package.swift), so the installed tool keeps working
 # after the checkout is deleted. Every installed file is listed in PREFIX/share/keeptrack/installed-files,
 # which `scripts/install.sh --uninstall PREFIX` (make uninstall) removes again.
@@ -28,7 +28,7 @@ fi
 # `make install` installs the release build; InstallTests (run by `make test`, which makes no release build)
 # installs the test build's executables through this same script: KEEPTRACK_BUILD_DIR=.build/debug.
 build="${KEEPTRACK_BUILD_DIR:-.build/release}"
-for binary in keeptrack keeptrack-media; do
+for binary in keeptrack keeptrack-media libKeepTrackPeopleDetector.so; do
     [ -x "$build/$binary" ] || { echo "install: $build/$binary is missing: run 'make build' first" >&2; exit 66; }
 done
 library=$(ls .deps/yuface/yuface/libfacedetection.so.v* 2>/dev/null | head -n 1)
@@ -46,6 +46,8 @@ put() { # put MODE SOURCE DESTINATION (relative to prefix)
 }
 put 755 "$build/keeptrack" bin/keeptrack
 put 755 "$build/keeptrack-media" bin/keeptrack-media
+# OpenCV's people detector, opened by keeptrack-media when reframe first looks for people (PREFIX/lib/keeptrack).
+put 644 "$build/libKeepTrackPeopleDetector.so" lib/keeptrack/libKeepTrackPeopleDetector.so
 put 644 "$library" "lib/keeptrack/yuface/$(basename "$library")"
 for file in $runtime; do put 644 "$file" "lib/keeptrack/yuface.libs/$(basename "$file")"; done
 for file in $(cd "$staging" && find . -type f | sed 's|^\./||' | sort); do put 644 "$staging/$file" "$file"; done

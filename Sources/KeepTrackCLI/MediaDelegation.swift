@@ -27,6 +27,8 @@ public enum MediaDelegation {
     /// Replaces this process with `keeptrack-media ARGUMENTS...`; returns only on failure.
     public static func execute(_ arguments: [String], console: Console = .standard()) -> Int32 {
         let path = siblingPath()
+        // transcode --stereo: FFmpeg 9 starts decoding while keeptrack-media loads (StereoPrestart).
+        StereoPrestart.start(for: arguments)
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
         execv(path, &argv)

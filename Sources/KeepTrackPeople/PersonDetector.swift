@@ -1,4 +1,4 @@
-import CPeopleDetect
+import CPeopleDetectLoader
 import KeepTrackFraming
 
 /// Finds upright people — seen from the front, the back or the side, near or far — with OpenCV's HOG
@@ -20,9 +20,20 @@ public struct PersonDetector: Sendable {
         self.maximumPeople = maximumPeople
     }
 
-    public enum DetectorError: Error, Equatable {
+    public enum DetectorError: Error, Equatable, CustomStringConvertible {
         case invalidImage(width: Int, height: Int, rowStride: Int, byteCount: Int)
         case detectorFailed
+        /// libKeepTrackPeopleDetector.so (OpenCV's detector, opened on first use) cannot be loaded: why.
+        case unavailable(String)
+
+        public var description: String {
+            switch self {
+            case let .invalidImage(width, height, rowStride, byteCount):
+                return "the people detector was given an invalid \(width)x\(height) image (\(rowStride)-byte rows, \(byteCount) bytes)"
+            case .detectorFailed: return "OpenCV's people detector failed"
+            case let .unavailable(why): return why
+            }
+        }
     }
 
     /// How much a picture `height` px tall is enlarged before detection, so that the smallest person looked
@@ -41,9 +52,10 @@ public struct PersonDetector: Sendable {
         }
         var people = [CPDPerson](repeating: CPDPerson(), count: maximumPeople)
         let count = people.withUnsafeMutableBufferPointer { buffer in
-            cpd_detect_bgr(base.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(rowStride),
-                           upscale(height: height), buffer.baseAddress, Int32(buffer.count))
+            cpdl_detect_bgr(base.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(rowStride),
+                            upscale(height: height), buffer.baseAddress, Int32(buffer.count))
         }
+        if count == -2 { throw DetectorError.unavailable(String(cString: cpdl_failure())) }
         guard count >= 0 else { throw DetectorError.detectorFailed }
         return people.prefix(Int(count)).compactMap { person in
             guard Double(person.score) >= minimumScore, person.width > 0, person.height > 0 else { return nil }

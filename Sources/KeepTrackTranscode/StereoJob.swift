@@ -29,8 +29,9 @@ final class StereoJob {
         self.stereo = stereo
         times = PresentedVideo.presentationTimes(of: video).sorted()
         (boxes, written, notCarried) = packing.metadata(for: stereo, hfov: video.sampleEntries.first?.first("hfov"))
-        if let entry = video.visualEntry, let format = Self.pixelFormat(hvcC: video.sampleEntries.first?.first("hvcC")?.payload ?? []) {
-            decoder = makeDecoder(view: .init(width: Int(entry.width), height: Int(entry.height)), pixelFormat: format)
+        if let command = MultiviewDecodeCommand(input: input, video: video, packing: packing), case let format = av_get_pix_fmt(command.pixelFormat),
+           format != AV_PIX_FMT_NONE {
+            decoder = makeDecoder(view: command.view, pixelFormat: format.rawValue)
             decoder?.start()
         }
     }
@@ -63,18 +64,6 @@ final class StereoJob {
         decoder?.filter = filter
         decoder?.colour = colour
         return decoder
-    }
-
-    /// FFmpeg's pixel format for an `hvcC`'s chroma format and luma bit depth (bytes 16 and 17), nil for others.
-    static func pixelFormat(hvcC: [UInt8]) -> Int32? {
-        guard hvcC.count > 18 else { return nil }
-        switch (hvcC[16] & 3, (hvcC[17] & 7) + 8) {
-        case (1, 8): return AV_PIX_FMT_YUV420P.rawValue
-        case (1, 10): return AV_PIX_FMT_YUV420P10LE.rawValue
-        case (2, 8): return AV_PIX_FMT_YUV422P.rawValue
-        case (2, 10): return AV_PIX_FMT_YUV422P10LE.rawValue
-        default: return nil
-        }
     }
 
     /// The summary's line: what became of the views and what the sample entry says.

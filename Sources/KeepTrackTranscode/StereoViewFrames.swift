@@ -44,35 +44,22 @@ final class StereoViewFrames: FrameProducer {
 
     var pixelFormatName: String { av_get_pix_fmt_name(AVPixelFormat(rawValue: pixelFormat)).map { String(cString: $0) } ?? "yuv420p" }
 
-    /// The filter graph FFmpeg 9 runs: the views by index, each eye scaled when halved, then stacked.
-    static func graph(packing: StereoPacking, leftView: Int, view: StereoPacking.Size) -> String {
-        let eye = packing.eyeSize(view: view)
-        let scale = packing.half ? "scale=\(eye.width):\(eye.height)" : "null"
-        switch packing.arrangement {
-        case .left: return "[0:v:vidx:\(leftView)]null[out]"
-        case .right: return "[0:v:vidx:\(1 - leftView)]null[out]"
-        case .sbs, .ou:
-            let stack = packing.arrangement == .sbs ? "hstack" : "vstack"
-            return "[0:v:vidx:\(leftView)]\(scale)[left];[0:v:vidx:\(1 - leftView)]\(scale)[right];[left][right]\(stack)[out]"
-        }
+    /// FFmpeg 9's command (the graph and arguments live in the core, where keeptrack's `StereoPrestart` builds the same).
+    var command: MultiviewDecodeCommand {
+        MultiviewDecodeCommand(input: input, packing: packing, leftView: leftView, view: view, pixelFormat: pixelFormatName)
     }
 
-    /// FFmpeg 9's arguments: every sample decoded (the edit list is the output's, kept by the mux), one raw frame
-    /// out per frame in (no frame rate conversion), nothing but the packed video.
-    var arguments: [String] {
-        ["-nostdin", "-hide_banner", "-v", "error", "-ignore_editlist", "1", "-i", input,
-         "-filter_complex", Self.graph(packing: packing, leftView: leftView, view: view), "-map", "[out]",
-         "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", pixelFormatName, "-"]
-    }
-
-    /// Starts FFmpeg 9 (once): it decodes the first frames while the rest of the transcode is planned.
+    /// Starts FFmpeg 9 (once), or adopts the one keeptrack started for this very command: it decodes the first
+    /// frames while the rest of the transcode is planned.
     func start() {
         lock.lock()
         defer { lock.unlock() }
         guard child == nil, startFailure == nil else { return }
+        let arguments = command.arguments
         do {
             // A 1 MiB pipe instead of 64 KiB: a 4K frame crosses in a dozen writes, not two hundred.
-            let child = try SpawnedProcess(executable: binary, arguments: arguments, outputPipeBytes: 1 << 20)
+            let child = try StereoPrestart.adopt(binary: binary, arguments: arguments)
+                ?? SpawnedProcess(executable: binary, arguments: arguments, outputPipeBytes: 1 << 20)
             self.child = child
             errors = MessageCollector(FileHandle(fileDescriptor: child.errors, closeOnDealloc: false))
         } catch {

@@ -59,6 +59,12 @@ final class InstallTests: XCTestCase {
         let face = try XCTUnwrap(libraries.split(separator: "\n").first { $0.contains("libfacedetection") }, libraries)
         XCTAssertTrue(face.contains(prefix + "/bin/../lib/keeptrack/yuface/"), "libfacedetection must come from the prefix: \(face)")
         XCTAssertFalse(libraries.contains("not found"), libraries)
+        // OpenCV comes only with the people detector library, which keeptrack-media opens from PREFIX/lib/keeptrack.
+        XCTAssertFalse(libraries.contains("libopencv"), "keeptrack-media links OpenCV itself: \(libraries)")
+        let detector = prefix + "/lib/keeptrack/libKeepTrackPeopleDetector.so"
+        let detectorLibraries = try Self.run("/usr/bin/ldd", [detector]).out
+        XCTAssertTrue(detectorLibraries.contains("libopencv_objdetect"), detectorLibraries)
+        XCTAssertFalse(detectorLibraries.contains("not found") || detectorLibraries.contains("swift"), detectorLibraries)
 
         let inspect = try Self.run(prefix + "/bin/keeptrack", ["inspect", movie])
         XCTAssertEqual(inspect.code, 0, inspect.out)

@@ -3,6 +3,7 @@ import XCTest
 import KeepTrackFaces
 import KeepTrackPeople
 import KeepTrackFraming
+import CPeopleDetectLoader
 @testable import KeepTrackReframePipeline
 
 /// The person (body) detector on real footage nobody on this project made (../shared/fixtures/footage):
@@ -10,6 +11,19 @@ import KeepTrackFraming
 final class PersonDetectorTests: XCTestCase {
     static func footage(_ name: String) throws -> String {
         try RealFixtures.require(RealFixtures.folder.appendingPathComponent("footage/\(name)").path)
+    }
+
+    /// keeptrack-media starts without OpenCV; the detector library (built by scripts/build-people-detector.sh beside
+    /// the executables) is opened by the first detection and finds a person as linked code would.
+    func testOpenCVIsLoadedOnlyByTheFirstDetection() throws {
+        let media = URL(fileURLWithPath: try RemuxProcessTests.binary()).deletingLastPathComponent().appendingPathComponent("keeptrack-media").path
+        let dynamic = try XCTUnwrap(runTool("readelf", ["-d", media]), "readelf reads \(media)")
+        XCTAssertTrue(dynamic.out.contains("[libavcodec.so."), "the check reads the executable's NEEDED entries")
+        XCTAssertFalse(dynamic.out.contains("opencv"), "keeptrack-media links OpenCV")
+        let frame = try XCTUnwrap(Self.frames(try Self.footage("backs_to_camera.mp4"), width: 480, height: 270, fps: 1, duration: 2).first)
+        let people = try PersonDetector().detect(bgr: frame, width: 480, height: 270)
+        XCTAssertEqual(cpdl_is_loaded(), 1, String(cString: cpdl_failure()))
+        XCTAssertFalse(people.isEmpty, "the woman at the table in the first second")
     }
 
     /// Frames `fps` times a second, scaled to `width`×`height` BGR (the analysis's 480-px pictures).

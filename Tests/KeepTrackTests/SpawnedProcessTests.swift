@@ -1,11 +1,13 @@
 import CFFmpeg
 import Foundation
 import XCTest
+@testable import KeepTrack
 @testable import KeepTrackCodec
 @testable import KeepTrackTranscode
 
-/// The pieces `transcode --stereo` runs FFmpeg 9 with (`SpawnedProcess`, `RawFrames`), and the start-up costs
-/// taken out of every keeptrack-media command (libavfilter opened on demand, huge pages off for the encoders).
+/// The pieces `transcode --stereo` runs FFmpeg 9 with (`SpawnedProcess`, `RawFrames`, `StereoPrestart`), and the
+/// start-up costs taken out of every keeptrack-media command (libavfilter opened on demand, huge pages off for the
+/// encoders).
 final class SpawnedProcessTests: XCTestCase {
     private func readAll(_ descriptor: Int32) -> String {
         var data = Data()
@@ -84,5 +86,77 @@ final class SpawnedProcessTests: XCTestCase {
                                              frameRate: .init(numerator: 30, denominator: 1), crf: 20, preset: "ultrafast", colour: nil)
         _ = try VideoEncoder(settings)
         XCTAssertEqual(cffmpeg_huge_pages_disabled(), 1, "prctl(PR_GET_THP_DISABLE) after an encoder opened")
+    }
+
+    /// The pid keeptrack's prestart put in the environment.
+    private func prestartedPid() throws -> pid_t {
+        let text = try XCTUnwrap(getenv(StereoPrestart.environmentKey).map { String(cString: $0) }, "the prestart said nothing")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        return pid_t(try XCTUnwrap(object["pid"] as? Int))
+    }
+
+    private func isGone(_ pid: pid_t) -> Bool { kill(pid, 0) == -1 && errno == ESRCH }
+
+    /// keeptrack starts FFmpeg 9 for `transcode --stereo` before handing over; the transcode adopts that very child
+    /// (it is reaped by the transcode) and the output is the two views as always.
+    func testAPrestartedFFmpeg9IsAdoptedForTheSameCommand() throws {
+        _ = try NewerFFmpeg.require()
+        let folder = TemporaryFolder()
+        let water = try AudioFactsTests.wild(StereoVideoTests.water), output = folder.path("half.mov")
+        let arguments = ["transcode", water, output, "--stereo", "sbs", "--half", "--preset", "ultrafast"]
+        StereoPrestart.start(for: arguments)
+        let pid = try prestartedPid()
+        XCTAssertFalse(isGone(pid))
+        let before = StereoPrestart.counts
+        let run = runCLI(arguments)
+        XCTAssertEqual(run.code, 0, run.error)
+        XCTAssertEqual(StereoPrestart.counts.adopted, before.adopted + 1)
+        XCTAssertEqual(StereoPrestart.counts.stopped, before.stopped)
+        XCTAssertNil(getenv(StereoPrestart.environmentKey), "the entry is removed once read")
+        XCTAssertTrue(isGone(pid), "the transcode waited for the FFmpeg 9 keeptrack started")
+        let stream = try XCTUnwrap(FFprobe.probe(output, packets: true).streams.first { $0.codecType == "video" })
+        XCTAssertEqual([stream.width, stream.height], [1934, 2160])
+    }
+
+    /// A prestart for another command (here over-under where the transcode asks side by side) is stopped and a
+    /// new FFmpeg 9 started: the output is what was asked for.
+    func testAPrestartForAnotherCommandIsStoppedAndReplaced() throws {
+        _ = try NewerFFmpeg.require()
+        let folder = TemporaryFolder()
+        let spatial = try AudioFactsTests.wild(StereoVideoTests.spatial), output = folder.path("sbs.mp4")
+        StereoPrestart.start(for: ["transcode", spatial, output, "--stereo", "ou"])
+        let pid = try prestartedPid()
+        let before = StereoPrestart.counts
+        let run = runCLI(["transcode", spatial, output, "--stereo", "sbs", "--preset", "ultrafast"])
+        XCTAssertEqual(run.code, 0, run.error)
+        XCTAssertEqual(StereoPrestart.counts.stopped, before.stopped + 1)
+        XCTAssertEqual(StereoPrestart.counts.adopted, before.adopted)
+        XCTAssertTrue(isGone(pid), "the over-under FFmpeg 9 was stopped and reaped")
+        let stream = try XCTUnwrap(FFprobe.probe(output, packets: false).streams.first { $0.codecType == "video" })
+        XCTAssertEqual([stream.width, stream.height], [320, 120], "side by side, as asked")
+    }
+
+    /// An environment entry naming a process that is not this one's child (pid 1 here) is ignored, not signalled.
+    func testAnEntryForAProcessNotOursIsIgnored() throws {
+        setenv(StereoPrestart.environmentKey, #"{"pid":1,"output":3,"errors":4,"command":["ffmpeg"]}"#, 1)
+        XCTAssertNil(StereoPrestart.adopt(binary: "ffmpeg", arguments: []))
+        XCTAssertNil(getenv(StereoPrestart.environmentKey))
+        setenv(StereoPrestart.environmentKey, "not json", 1)
+        XCTAssertNil(StereoPrestart.adopt(binary: "ffmpeg", arguments: []))
+    }
+
+    /// What keeptrack reads from the arguments without transcode's option table: a single stereo input with --stereo.
+    func testThePrestartGuessesOnlyWhatItCanTell() throws {
+        let folder = TemporaryFolder()
+        let spatial = try AudioFactsTests.wild(StereoVideoTests.spatial), flat = folder.path("flat.mp4")
+        XCTAssertEqual(runCLI(["fixture", "iphone", flat]).code, 0)
+        let command = try XCTUnwrap(StereoPrestart.command(for: ["--preset", "fast", spatial, "out.mp4", "--stereo=ou", "--half"]))
+        XCTAssertEqual(command.input, spatial)
+        XCTAssertEqual(command.packing, StereoPacking(.ou, half: true))
+        XCTAssertEqual(command.pixelFormat, "yuv420p")
+        XCTAssertNil(StereoPrestart.command(for: [spatial, "out.mp4"]), "no --stereo")
+        XCTAssertNil(StereoPrestart.command(for: [flat, "out.mp4", "--stereo", "sbs"]), "a 2D movie")
+        XCTAssertNil(StereoPrestart.command(for: [spatial, "--out-dir", folder.path("out"), "--stereo", "sbs"]), "a folder run")
+        XCTAssertNil(StereoPrestart.command(for: [folder.path(""), "out.mp4", "--stereo", "sbs"]), "a folder")
     }
 }

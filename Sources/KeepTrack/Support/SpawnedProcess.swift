@@ -4,24 +4,24 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import KeepTrack
 
 /// A child program whose standard output and error come back on pipes, started with `posix_spawn`.
 /// Foundation's `Process` took 30–45 ms here between its pipes and the child's `exec` (it prepares a close
 /// for every possible descriptor); this takes under a millisecond, which counts when FFmpeg 9's whole job on a
 /// short clip is a few hundred. The child's other descriptors are closed, its signals set to their defaults.
-final class SpawnedProcess: @unchecked Sendable {
-    let pid: pid_t
+public final class SpawnedProcess: @unchecked Sendable {
+    public let pid: pid_t
     /// Read ends of the child's standard output and standard error (owned: closed on `deinit`).
-    let output: Int32, errors: Int32
+    public let output: Int32, errors: Int32
     private let lock = NSLock()
     /// Held while one thread waits, so a second waiter gets the status the first recorded.
     private let waiting = NSLock()
     private var status: Int32?
 
     /// Starts `executable` with `arguments` (standard input /dev/null); `outputPipeBytes` asks Linux for a larger
-    /// output pipe (`F_SETPIPE_SZ`) so big writes cross in few steps.
-    init(executable: String, arguments: [String], outputPipeBytes: Int32 = 0) throws {
+    /// output pipe (`F_SETPIPE_SZ`) so big writes cross in few steps; `inheritable` keeps our pipe ends open across
+    /// an exec of this process.
+    public init(executable: String, arguments: [String], outputPipeBytes: Int32 = 0, inheritable: Bool = false) throws {
         func pipeEnds() throws -> (read: Int32, write: Int32) {
             var ends: [Int32] = [0, 0]
             guard pipe(&ends) == 0 else { throw KeepTrackError.io("cannot make a pipe to \(executable): \(String(cString: strerror(errno)))") }
@@ -38,7 +38,11 @@ final class SpawnedProcess: @unchecked Sendable {
         if outputPipeBytes > 0 { _ = fcntl(out.write, setPipeSize, outputPipeBytes) }
         #endif
 
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -48,7 +52,11 @@ final class SpawnedProcess: @unchecked Sendable {
         // posix_spawn_file_actions_addclosefrom_np, a GNU extension Swift's Glibc module does not export).
         if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t?
+        #else
         var attributes = posix_spawnattr_t()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var everySignal = sigset_t(), none = sigset_t()
@@ -63,7 +71,7 @@ final class SpawnedProcess: @unchecked Sendable {
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = (argv + [nil]).withUnsafeBufferPointer { pointers in
-            posix_spawn(&pid, executable, &actions, &attributes, UnsafeMutablePointer(mutating: pointers.baseAddress!), environ)
+            posix_spawn(&pid, executable, &actions, &attributes, UnsafeMutablePointer(mutating: pointers.baseAddress!), Self.environment)
         }
         guard spawned == 0 else {
             close(out.read)
@@ -73,9 +81,27 @@ final class SpawnedProcess: @unchecked Sendable {
         self.pid = pid
         output = out.read
         errors = err.read
+        // Kept across this process's own exec (keeptrack handing over to keeptrack-media, StereoPrestart).
+        if inheritable { for end in [output, errors] { _ = fcntl(end, F_SETFD, 0) } }
     }
 
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// A child this process started before an `exec` (its pid and pipe ends handed over in the environment):
+    /// it stays this process's child across the exec, so it can be waited for and stopped as if started here.
+    public init(adopting pid: pid_t, output: Int32, errors: Int32) {
+        self.pid = pid
+        self.output = output
+        self.errors = errors
+        for end in [output, errors] { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    }
+
+    #if canImport(Darwin)
+    private static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? { _NSGetEnviron().pointee }
+    private typealias Actions = posix_spawn_file_actions_t?
+    #else
+    private static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? { environ }
+    private typealias Actions = posix_spawn_file_actions_t
+    #endif
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<Actions>, Int32) -> Int32
     private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         .map { unsafeBitCast($0, to: AddCloseFrom.self) }
 
@@ -85,14 +111,14 @@ final class SpawnedProcess: @unchecked Sendable {
     }
 
     /// Asks the child to stop (SIGTERM) unless it has been waited for.
-    func terminate() {
+    public func terminate() {
         lock.withLock { if status == nil { _ = kill(pid, SIGTERM) } }
     }
 
     /// Waits for the child to end: its exit status, or 128 + the signal that ended it (as a shell says it).
     /// `lock` is not held while waiting, so `terminate` from another thread still reaches the child.
     @discardableResult
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         waiting.lock()
         defer { waiting.unlock() }
         if let known = lock.withLock({ status }) { return known }

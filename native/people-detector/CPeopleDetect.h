@@ -1,16 +1,12 @@
 #ifndef CPEOPLEDETECT_H
 #define CPEOPLEDETECT_H
 
+// CPDPerson: from the loader's header, the one keeptrack-media sees; this library is opened through it.
+#include "CPeopleDetectLoader.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// One person found by OpenCV's HOG people detector (Dalal & Triggs, the linear SVM OpenCV ships compiled
-/// into libopencv-objdetect). Coordinates are pixels of the image passed in; `score` is the SVM margin.
-typedef struct {
-    int x, y, width, height;
-    float score;
-} CPDPerson;
 
 /// Finds upright people in a packed BGR24 image (`step` bytes per row, step >= 3 * width), enlarged by
 /// `upscale` (1...4) first: the detector's window is 64x128 pixels, so people shorter than about 128 / upscale

@@ -1,5 +1,4 @@
 import Foundation
-import KeepTrack
 
 /// The static FFmpeg 9 that `make setup` unpacks from the pinned imageio-ffmpeg wheel (sha256-checked,
 /// scripts/fetch-deps.sh): the one decoder here that decodes both views of MV-HEVC (Debian's FFmpeg 5.1 decodes the
