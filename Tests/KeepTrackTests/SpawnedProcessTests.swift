@@ -145,6 +145,23 @@ final class SpawnedProcessTests: XCTestCase {
         XCTAssertNil(StereoPrestart.adopt(binary: "ffmpeg", arguments: []))
     }
 
+    /// A prestarted child that already ended is reaped and its pipe ends closed; nothing is adopted.
+    func testAPrestartThatEndedIsReapedAndItsPipesClosed() throws {
+        let child = try SpawnedProcess(executable: "/bin/true", arguments: [], inheritable: true)
+        _ = Unmanaged.passRetained(child)  // as keeptrack leaves it: the ends are the adopter's to close
+        var waited = 0
+        while waited < 200, kill(child.pid, 0) == 0, !isZombie(child.pid) { usleep(10_000); waited += 1 }
+        setenv(StereoPrestart.environmentKey, #"{"pid":\#(child.pid),"output":\#(child.output),"errors":\#(child.errors),"command":["ffmpeg"]}"#, 1)
+        XCTAssertNil(StereoPrestart.adopt(binary: "ffmpeg", arguments: []))
+        XCTAssertTrue(isGone(child.pid), "reaped")
+        XCTAssertEqual(fcntl(child.output, F_GETFD), -1, "the output pipe end is closed")
+        XCTAssertEqual(fcntl(child.errors, F_GETFD), -1, "the error pipe end is closed")
+    }
+
+    private func isZombie(_ pid: pid_t) -> Bool {
+        ((try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? "").contains(") Z ")
+    }
+
     /// What keeptrack reads from the arguments without transcode's option table: a single stereo input with --stereo.
     func testThePrestartGuessesOnlyWhatItCanTell() throws {
         let folder = TemporaryFolder()

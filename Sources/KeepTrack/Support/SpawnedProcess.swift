@@ -38,11 +38,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         if outputPipeBytes > 0 { _ = fcntl(out.write, setPipeSize, outputPipeBytes) }
         #endif
 
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
-        #else
-        var actions = posix_spawn_file_actions_t()
-        #endif
+        var actions = Actions()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -52,11 +48,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         // posix_spawn_file_actions_addclosefrom_np, a GNU extension Swift's Glibc module does not export).
         if let closeFrom = Self.addCloseFrom { _ = closeFrom(&actions, 3) }
 
-        #if canImport(Darwin)
-        var attributes: posix_spawnattr_t?
-        #else
-        var attributes = posix_spawnattr_t()
-        #endif
+        var attributes = Attributes()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var everySignal = sigset_t(), none = sigset_t()
@@ -94,12 +86,15 @@ public final class SpawnedProcess: @unchecked Sendable {
         for end in [output, errors] { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     }
 
+    // Darwin imports the spawn types as optional opaque pointers, glibc as structs: `Actions()` makes either.
     #if canImport(Darwin)
     private static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? { _NSGetEnviron().pointee }
     private typealias Actions = posix_spawn_file_actions_t?
+    private typealias Attributes = posix_spawnattr_t?
     #else
     private static var environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? { environ }
     private typealias Actions = posix_spawn_file_actions_t
+    private typealias Attributes = posix_spawnattr_t
     #endif
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<Actions>, Int32) -> Int32
     private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")

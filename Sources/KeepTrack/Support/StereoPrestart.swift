@@ -72,14 +72,25 @@ public enum StereoPrestart {
               let pid = object["pid"] as? Int, let output = object["output"] as? Int, let errors = object["errors"] as? Int,
               let command = object["command"] as? [String], pid > 0, output > 2, errors > 2, output != errors
         else { return nil }
-        // Ours and running: waitpid without waiting says 0. A pid that is not our child is left alone.
-        var status: Int32 = 0
-        guard waitpid(pid_t(pid), &status, WNOHANG) == 0 else { return nil }
         func isPipe(_ descriptor: Int) -> Bool {
             var facts = stat()
             return fstat(Int32(descriptor), &facts) == 0 && (facts.st_mode & S_IFMT) == S_IFIFO
         }
-        guard isPipe(output), isPipe(errors) else { return nil }
+        // waitpid without waiting: -1 for a pid that is not our child (left alone, its descriptors too), the pid
+        // for a child that already ended (reaped now; its pipe ends closed), 0 for ours and running.
+        var status: Int32 = 0
+        switch waitpid(pid_t(pid), &status, WNOHANG) {
+        case 0: break
+        case pid_t(pid):
+            for end in [output, errors] where isPipe(end) { close(Int32(end)) }
+            return nil
+        default: return nil
+        }
+        guard isPipe(output), isPipe(errors) else {
+            kill(pid_t(pid), SIGTERM)
+            _ = waitpid(pid_t(pid), &status, 0)
+            return nil
+        }
         let child = SpawnedProcess(adopting: pid_t(pid), output: Int32(output), errors: Int32(errors))
         guard command == [binary] + arguments else {
             child.terminate()
