@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # transcode --stereo vs FFmpeg 9 doing the same in one command: both views of MV-HEVC decoded, stacked side by side
 # (hstack; --half: each eye scaled to half the width first) and encoded with libx264 crf 20, preset medium.
-# Reproduce: make build && bench/stereo.sh   (prints a Markdown section for BENCHMARKS.md; RUNS=N)
+# Reproduce: make build && bench/stereo.sh   (prints a Markdown section for BENCHMARKS.md; RUNS=N). The last two
+# tables time the two libx264 builds alone on the same raw frames.
 #
 # keeptrack runs the same FFmpeg 9 (.deps/ffmpeg9/ffmpeg, make setup; started by keeptrack before keeptrack-media
 # loads, docs/stereo.md) for the decode and the stacking, reads its raw frames from a pipe, encodes them with Debian's
@@ -43,3 +44,20 @@ run "stereo_spatial.mp4 (10 frames, two 160x120 views) to 320x120 full side by s
 "$FF9" -v error -nostdin -y -stream_loop 29 -i "$spatial" -map 0:v -c copy "$work/spatial300.mp4"
 run "stereo_spatial.mp4 looped 30 times (300 frames, 10 s) to 320x120 full side by side" "$work/spatial300.mp4" mp4 \
     "[0:v:vidx:0][0:v:vidx:1]hstack[out]" "--stereo sbs"
+
+# The encoders alone, on the same raw frames: Debian's FFmpeg 5.1 with its libx264 (core 164, the library keeptrack
+# encodes with) against FFmpeg 9 with its own static libx264 (core 165). What is left between the two commands above
+# once start-up no longer counts is this.
+encoders() { # title raw-file size
+    local title=$1 raw=$2 size=$3 input="-v error -nostdin -y -f rawvideo -pix_fmt yuv420p -s $3 -r 30 -i $2"
+    python3 bench/measure.py --runs "$RUNS" --title "$title" \
+        --cmd "ffmpeg 9" "$FF9 $input -c:v libx264 -crf 20 -preset medium $work/encoded9.mp4" \
+        --cmd "ffmpeg 5.1" "ffmpeg $input -c:v libx264 -crf 20 -preset medium $work/encoded51.mp4"
+}
+"$FF9" -v error -nostdin -y -i "$work/spatial300.mp4" -filter_complex "[0:v:vidx:0][0:v:vidx:1]hstack[out]" -map "[out]" \
+    -f rawvideo -pix_fmt yuv420p "$work/spatial300.yuv"
+encoders "libx264 alone: the 300 side-by-side 320x120 frames, raw" "$work/spatial300.yuv" 320x120
+"$FF9" -v error -nostdin -y -i "$water" -filter_complex "[0:v:vidx:0]scale=967:2160[l];[0:v:vidx:1]scale=967:2160[r];[l][r]hstack[out]" \
+    -map "[out]" -f rawvideo -pix_fmt yuv420p "$work/half5.yuv"
+for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$work/half5.yuv"; done > "$work/half50.yuv"
+encoders "libx264 alone: the water movie's 5 half side-by-side 1934x2160 frames, 10 times over (50 frames), raw" "$work/half50.yuv" 1934x2160

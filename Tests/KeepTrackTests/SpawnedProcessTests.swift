@@ -145,14 +145,56 @@ final class SpawnedProcessTests: XCTestCase {
         XCTAssertNil(StereoPrestart.adopt(binary: "ffmpeg", arguments: []))
     }
 
-    /// A prestarted child that already ended is reaped and its pipe ends closed; nothing is adopted.
+    /// On a short movie FFmpeg 9 can finish before keeptrack-media has loaded (10 frames of 320x120 fit in its
+    /// 1 MiB pipe): the transcode adopts it all the same, reads the frames it left and writes every one.
+    func testAPrestartThatAlreadyEndedIsAdoptedWithTheFramesItLeft() throws {
+        _ = try NewerFFmpeg.require()
+        let folder = TemporaryFolder()
+        let spatial = try AudioFactsTests.wild(StereoVideoTests.spatial), output = folder.path("sbs.mp4")
+        let arguments = ["transcode", spatial, output, "--stereo", "sbs", "--preset", "ultrafast"]
+        StereoPrestart.start(for: arguments)
+        let pid = try prestartedPid()
+        var waited = 0
+        while waited < 1000, !isZombie(pid) { usleep(10_000); waited += 1 }
+        XCTAssertTrue(isZombie(pid), "FFmpeg 9 ended before the transcode started")
+        let before = StereoPrestart.counts
+        let run = runCLI(arguments)
+        XCTAssertEqual(run.code, 0, run.error)
+        XCTAssertEqual(StereoPrestart.counts.adopted, before.adopted + 1)
+        XCTAssertEqual(StereoPrestart.counts.stopped, before.stopped)
+        XCTAssertTrue(isGone(pid), "reaped")
+        let stream = try XCTUnwrap(FFprobe.probe(output, packets: true).streams.first { $0.codecType == "video" })
+        XCTAssertEqual([stream.width, stream.height], [320, 120])
+        XCTAssertEqual(stream.packets.count, 10, "every frame FFmpeg 9 left in the pipe")
+    }
+
+    /// The exit status of a prestarted child that ended is the one `wait` gives, and its output is still there.
+    func testAnEndedPrestartKeepsItsOutputAndExitStatus() throws {
+        let arguments = ["-c", "printf frames; exit 3"]
+        let child = try SpawnedProcess(executable: "/bin/sh", arguments: arguments, inheritable: true)
+        _ = Unmanaged.passRetained(child)  // as keeptrack leaves it: the ends are the adopter's to close
+        var waited = 0
+        while waited < 200, !isZombie(child.pid) { usleep(10_000); waited += 1 }
+        let entry: [String: Any] = ["pid": Int(child.pid), "output": Int(child.output), "errors": Int(child.errors), "command": ["/bin/sh"] + arguments]
+        setenv(StereoPrestart.environmentKey, String(decoding: try JSONSerialization.data(withJSONObject: entry), as: UTF8.self), 1)
+        let adopted = try XCTUnwrap(StereoPrestart.adopt(binary: "/bin/sh", arguments: arguments))
+        XCTAssertTrue(isGone(child.pid), "reaped by adopt")
+        adopted.terminate()  // must not signal a pid that was reaped (it could be someone else's by now)
+        XCTAssertEqual(adopted.wait(), 3)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        XCTAssertEqual(String(decoding: bytes[0..<max(0, read(adopted.output, &bytes, 16))], as: UTF8.self), "frames")
+    }
+
+    /// A prestarted child that already ended, having run another command, is reaped and its pipe ends closed.
     func testAPrestartThatEndedIsReapedAndItsPipesClosed() throws {
         let child = try SpawnedProcess(executable: "/bin/true", arguments: [], inheritable: true)
         _ = Unmanaged.passRetained(child)  // as keeptrack leaves it: the ends are the adopter's to close
         var waited = 0
         while waited < 200, kill(child.pid, 0) == 0, !isZombie(child.pid) { usleep(10_000); waited += 1 }
-        setenv(StereoPrestart.environmentKey, #"{"pid":\#(child.pid),"output":\#(child.output),"errors":\#(child.errors),"command":["ffmpeg"]}"#, 1)
+        setenv(StereoPrestart.environmentKey, #"{"pid":\#(child.pid),"output":\#(child.output),"errors":\#(child.errors),"command":["/bin/true"]}"#, 1)
+        let before = StereoPrestart.counts
         XCTAssertNil(StereoPrestart.adopt(binary: "ffmpeg", arguments: []))
+        XCTAssertEqual(StereoPrestart.counts.stopped, before.stopped + 1)
         XCTAssertTrue(isGone(child.pid), "reaped")
         XCTAssertEqual(fcntl(child.output, F_GETFD), -1, "the output pipe end is closed")
         XCTAssertEqual(fcntl(child.errors, F_GETFD), -1, "the error pipe end is closed")

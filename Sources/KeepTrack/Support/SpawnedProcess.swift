@@ -79,10 +79,12 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// A child this process started before an `exec` (its pid and pipe ends handed over in the environment):
     /// it stays this process's child across the exec, so it can be waited for and stopped as if started here.
-    public init(adopting pid: pid_t, output: Int32, errors: Int32) {
+    /// `endedWith`: the exit status of one already reaped (`wait` returns it; `terminate` leaves the pid alone).
+    public init(adopting pid: pid_t, output: Int32, errors: Int32, endedWith status: Int32? = nil) {
         self.pid = pid
         self.output = output
         self.errors = errors
+        self.status = status
         for end in [output, errors] { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     }
 
@@ -110,6 +112,12 @@ public final class SpawnedProcess: @unchecked Sendable {
         lock.withLock { if status == nil { _ = kill(pid, SIGTERM) } }
     }
 
+    /// A `waitpid` status as a shell says it: the exit status, or 128 + the signal that ended the process.
+    public static func exitStatus(raw: Int32) -> Int32 {
+        let signal = raw & 0x7f
+        return signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+    }
+
     /// Waits for the child to end: its exit status, or 128 + the signal that ended it (as a shell says it).
     /// `lock` is not held while waiting, so `terminate` from another thread still reaches the child.
     @discardableResult
@@ -121,8 +129,7 @@ public final class SpawnedProcess: @unchecked Sendable {
         var result: Int32 = 128
         while true {
             if waitpid(pid, &raw, 0) == pid {
-                let signal = raw & 0x7f
-                result = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+                result = Self.exitStatus(raw: raw)
                 break
             }
             guard errno == EINTR else { break }

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 
 /// `keeptrack transcode IN OUT --stereo ...` starts FFmpeg 9 itself, before handing the command to keeptrack-media:
-/// keeptrack starts in ~5 ms, keeptrack-media needs ~35 ms to load the codec libraries (2026-12-04, `perf`), and in
+/// keeptrack starts in ~5 ms, keeptrack-media needs ~18 ms to load the codec libraries (2026-12-04, `perf stat`), and in
 /// that time FFmpeg 9 opens the movie and decodes the first pictures of both views. keeptrack-media adopts the child
 /// (it stays the process's child across `exec`) only when it would run exactly the same command; any other is
 /// stopped and a new one started, so a wrong guess here costs time, never a wrong output.
@@ -62,8 +62,9 @@ public enum StereoPrestart {
         return MultiviewDecodeCommand(input: input, video: video, packing: StereoPacking(arrangement, half: half))
     }
 
-    /// keeptrack-media's side: the FFmpeg 9 keeptrack started, when it is this process's child, still running, and
-    /// runs exactly `binary arguments`; nil otherwise, after stopping a child of ours that runs something else.
+    /// keeptrack-media's side: the FFmpeg 9 keeptrack started, when it is this process's child (running, or ended with
+    /// its output left in the pipes) and runs exactly `binary arguments`; nil otherwise, after stopping a child of ours
+    /// that runs something else.
     /// The environment entry is removed either way, so nothing started later sees it.
     public static func adopt(binary: String, arguments: [String]) -> SpawnedProcess? {
         guard let text = getenv(environmentKey).map({ String(cString: $0) }) else { return nil }
@@ -77,21 +78,26 @@ public enum StereoPrestart {
             return fstat(Int32(descriptor), &facts) == 0 && (facts.st_mode & S_IFMT) == S_IFIFO
         }
         // waitpid without waiting: -1 for a pid that is not our child (left alone, its descriptors too), the pid
-        // for a child that already ended (reaped now; its pipe ends closed), 0 for ours and running.
+        // for a child that already ended (reaped now), 0 for ours and running. One that ended is adopted all the
+        // same: on a short movie FFmpeg 9 can finish before keeptrack-media has loaded, its frames and messages
+        // waiting in the pipes, and its exit status is the one just reaped.
         var status: Int32 = 0
+        let ended: Int32?
         switch waitpid(pid_t(pid), &status, WNOHANG) {
-        case 0: break
-        case pid_t(pid):
-            for end in [output, errors] where isPipe(end) { close(Int32(end)) }
-            return nil
+        case 0: ended = nil
+        case pid_t(pid): ended = SpawnedProcess.exitStatus(raw: status)
         default: return nil
         }
         guard isPipe(output), isPipe(errors) else {
-            kill(pid_t(pid), SIGTERM)
-            _ = waitpid(pid_t(pid), &status, 0)
+            if ended == nil {
+                kill(pid_t(pid), SIGTERM)
+                _ = waitpid(pid_t(pid), &status, 0)
+            } else {
+                for end in [output, errors] where isPipe(end) { close(Int32(end)) }
+            }
             return nil
         }
-        let child = SpawnedProcess(adopting: pid_t(pid), output: Int32(output), errors: Int32(errors))
+        let child = SpawnedProcess(adopting: pid_t(pid), output: Int32(output), errors: Int32(errors), endedWith: ended)
         guard command == [binary] + arguments else {
             child.terminate()
             child.wait()

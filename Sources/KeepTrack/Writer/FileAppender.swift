@@ -187,6 +187,7 @@ final class FileAppender {
             }
         }
         #endif
+        if remaining > 0 && buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 22) }
         while remaining > 0 {
             let count = Int(min(remaining, UInt64(buffer.count)))
             try buffer.withUnsafeMutableBytes { raw in

@@ -351,7 +351,6 @@ public struct MovieWriter {
             var header = ByteWriter()
             box.writeHeader(to: &header)
             try output.write(header.bytes)
-            if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
             try output.copy(from: topLevelSource, offset: offset, length: length, buffer: &buffer)
         }
     }
@@ -399,7 +398,8 @@ public struct MovieWriter {
     /// Copies sample bytes chunk by chunk, merging byte ranges that are adjacent in the source
     /// so contiguous runs go out in one `copy_file_range`.
     func copySamples(plan: ChunkPlan, to output: OutputFile) throws {
-        var buffer = [UInt8](repeating: 0, count: 1 << 22)
+        // Made by copyData only when copy_file_range cannot be used: 4 MiB is 1,024 pages to fault in and zero.
+        var buffer: [UInt8] = []
         let start = output.position
         try forEachRun(plan: plan) { track, offset, length, position in
             guard output.position == start + position else {
