@@ -3,12 +3,11 @@ import Foundation
 import PackageDescription
 
 // libfacedetection comes ready-built from the pinned PyPI wheel `yuface` that scripts/fetch-deps.sh
-// (run by `make setup`) unpacks into .deps/yuface. The rpaths let binaries find it where `make install` puts
-// it (PREFIX/lib/keeptrack, relative to the executable), else in this checkout;
+// (run by `make setup`) unpacks into .deps/yuface. The rpaths let the face detector's dlopen find it where
+// `make install` puts it (PREFIX/lib/keeptrack, relative to the executable), else in this checkout;
 // the library itself finds its OpenMP runtime through its own $ORIGIN/../yuface.libs RPATH.
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 let yufaceLibraries = "\(packageRoot)/.deps/yuface/yuface"
-let yufaceRuntime = "\(packageRoot)/.deps/yuface/yuface.libs"
 
 let package = Package(
     name: "keeptrack",
@@ -22,17 +21,15 @@ let package = Package(
         .target(name: "KeepTrack"),
         // Camera path planning for reframing: detections -> tracks -> shots -> a smooth crop path. Pure Swift.
         .target(name: "KeepTrackFraming"),
-        // C shim over libfacedetection's C++ entry point (YuNet face detector, BSD-3, licenses/).
+        // C shim over libfacedetection's C++ entry point (YuNet face detector, BSD-3, licenses/), which it opens on
+        // the first detection (only reframe looks for faces). The executable's RUNPATH is where dlopen looks.
         .target(
             name: "CFaceDetect",
             linkerSettings: [
-                .linkedLibrary("facedetection"),
                 .unsafeFlags([
-                    "-L\(yufaceLibraries)",
                     // Installed (make install): PREFIX/bin/keeptrack-media finds PREFIX/lib/keeptrack/yuface first.
                     "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib/keeptrack/yuface",
                     "-Xlinker", "-rpath", "-Xlinker", yufaceLibraries,
-                    "-Xlinker", "-rpath-link", "-Xlinker", yufaceRuntime,
                 ]),
             ]
         ),
@@ -66,7 +63,7 @@ let package = Package(
         // Container commands and the table-driven argument parser; links no C library.
         .target(name: "KeepTrackCLI", dependencies: ["KeepTrack", "KeepTrackFixtures"]),
         // Commands that decode or encode media (levels, reframe, demo, compare --levels).
-        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackReframePipeline", "KeepTrackTranscode"]),
+        .target(name: "KeepTrackMediaCLI", dependencies: ["KeepTrackCLI", "KeepTrack", "KeepTrackFixtures", "KeepTrackCodec", "KeepTrackFraming", "KeepTrackReframePipeline", "KeepTrackTranscode", "KeepTrackFaces", "KeepTrackPeople"]),
         // `keeptrack` starts fast and hands media commands to `keeptrack-media` beside it.
         .executableTarget(name: "keeptrack", dependencies: ["KeepTrack", "KeepTrackCLI"]),
         .executableTarget(name: "keeptrack-media", dependencies: ["KeepTrack", "KeepTrackMediaCLI"]),

@@ -3,6 +3,7 @@
 #include "CFaceDetect.h"
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -10,12 +11,36 @@
 #include <mutex>
 #include <vector>
 
-// Exported by libfacedetection.so with C++ linkage. result_buffer must hold DETECT_BUFFER_SIZE bytes;
-// the result is an int count followed by 16 shorts per face:
-// confidence, x, y, w, h, then five landmark points.
-int *facedetect_cnn(unsigned char *result_buffer, unsigned char *bgr, int width, int height, int step);
-
+// libfacedetection.so is opened on the first detection, not linked: only reframe looks for faces, and a missing or
+// broken library then fails that command with a reason instead of every media command at start-up. The executable's
+// RUNPATH (Package.swift) names PREFIX/lib/keeptrack/yuface (installed) and this checkout's .deps/yuface/yuface.
+// facedetect_cnn is exported with C++ linkage: result_buffer must hold DETECT_BUFFER_SIZE bytes; the result is an
+// int count followed by 16 shorts per face: confidence, x, y, w, h, then five landmark points.
 namespace {
+using Detect = int *(*)(unsigned char *resultBuffer, unsigned char *bgr, int width, int height, int step);
+constexpr const char *libraryName = "libfacedetection.so.v0.0.3";
+constexpr const char *detectSymbol = "_Z14facedetect_cnnPhS_iii";
+Detect detect = nullptr;
+char failure[1024] = "";
+std::once_flag loadOnce;
+
+void load() {
+    void *handle = dlopen(libraryName, RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        const char *why = dlerror();
+        std::snprintf(failure, sizeof failure, "the face detector (%s, from the yuface wheel make setup fetches) cannot be loaded: %s",
+                      libraryName, why ? why : "dlopen failed");
+        return;
+    }
+    detect = reinterpret_cast<Detect>(dlsym(handle, detectSymbol));
+    if (detect == nullptr) std::snprintf(failure, sizeof failure, "%s has no facedetect_cnn", libraryName);
+}
+
+bool loaded() {
+    std::call_once(loadOnce, load);
+    return detect != nullptr;
+}
+
 constexpr int detectBufferSize = 0x9000;  // DETECT_BUFFER_SIZE in facedetectcnn.h
 constexpr int shortsPerFace = 16;
 std::mutex detectorLock;
@@ -38,7 +63,12 @@ int findWheelOpenMP(struct dl_phdr_info *info, size_t, void *result) {
 }
 }
 
+extern "C" const char *cfd_failure(void) { return failure; }
+
+extern "C" int cfd_is_loaded(void) { return detect != nullptr; }
+
 extern "C" int cfd_limit_threads(int threads) {
+    if (!loaded()) return 0;
     std::call_once(lookupOnce, [] { dl_iterate_phdr(findWheelOpenMP, &wheelSetThreads); });
     if (wheelSetThreads == nullptr || threads < 1) return 0;
     wheelSetThreads(threads);
@@ -51,11 +81,12 @@ extern "C" int cfd_detect_bgr(const unsigned char *bgr, int width, int height, i
         step < width * 3 || height > INT_MAX / step) {
         return -1;
     }
+    if (!loaded()) return -2;
     std::vector<unsigned char> buffer(detectBufferSize);
     int *result;
     {
         std::lock_guard<std::mutex> guard(detectorLock);
-        result = facedetect_cnn(buffer.data(), const_cast<unsigned char *>(bgr), width, height, step);
+        result = detect(buffer.data(), const_cast<unsigned char *>(bgr), width, height, step);
     }
     if (result == nullptr) return -1;
     const int maximumInBuffer = (detectBufferSize - int(sizeof(int))) / int(shortsPerFace * sizeof(short));

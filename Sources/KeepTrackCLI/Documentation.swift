@@ -84,7 +84,7 @@ public enum Documentation {
         (ExitCode.usage, "usage error (unknown option, missing argument)"),
         (ExitCode.dataError, "malformed or unsupported input; the message names the box path and byte offset"),
         (ExitCode.noInput, "missing or unreadable input"),
-        (ExitCode.unavailable, "a component the command needs is not installed (transcode --stereo without FFmpeg 9: run make setup)"),
+        (ExitCode.unavailable, "a component the command needs is not installed (transcode --stereo without FFmpeg 9, reframe without its face or people detector library: run make setup)"),
         (ExitCode.cannotCreate, "the output cannot be created (exists without --force, folder not writable)"),
         (ExitCode.ioError, "I/O error (disk full, read failure)"),
     ]

@@ -19,9 +19,20 @@ public struct FaceDetector: Sendable {
         self.threads = threads
     }
 
-    public enum DetectorError: Error, Equatable {
+    public enum DetectorError: Error, Equatable, CustomStringConvertible {
         case invalidImage(width: Int, height: Int, rowStride: Int, byteCount: Int)
         case detectorFailed
+        /// libfacedetection (opened on the first detection) cannot be loaded: why.
+        case unavailable(String)
+
+        public var description: String {
+            switch self {
+            case let .invalidImage(width, height, rowStride, byteCount):
+                return "the face detector was given an invalid \(width)x\(height) image (\(rowStride)-byte rows, \(byteCount) bytes)"
+            case .detectorFailed: return "libfacedetection's face detector failed"
+            case let .unavailable(why): return why
+            }
+        }
     }
 
     /// Faces in a packed BGR24 image whose rows are `rowStride` bytes apart, strongest first.
@@ -37,6 +48,7 @@ public struct FaceDetector: Sendable {
             cfd_detect_bgr(base.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(height), Int32(rowStride),
                            buffer.baseAddress, Int32(buffer.count))
         }
+        if count == -2 { throw DetectorError.unavailable(String(cString: cfd_failure())) }
         guard count >= 0 else { throw DetectorError.detectorFailed }
         return faces.prefix(Int(count)).compactMap { face in
             guard Int(face.confidence) >= minimumConfidence, face.width > 0, face.height > 0 else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import CFaceDetect
 import KeepTrackFaces
 import KeepTrackFraming
 
@@ -27,6 +28,20 @@ enum TestPhotographs {
 }
 
 final class FaceDetectorTests: XCTestCase {
+    /// keeptrack-media starts without libfacedetection (only reframe looks for faces); the first detection opens it
+    /// through the executable's RUNPATH and finds the face as linked code did.
+    func testLibfacedetectionIsOpenedByTheFirstDetection() throws {
+        let media = URL(fileURLWithPath: try RemuxProcessTests.binary()).deletingLastPathComponent().appendingPathComponent("keeptrack-media").path
+        let dynamic = try XCTUnwrap(runTool("readelf", ["-d", media]), "readelf reads \(media)")
+        XCTAssertTrue(dynamic.out.contains("[libavcodec.so."), "the check reads the executable's NEEDED entries")
+        XCTAssertFalse(dynamic.out.contains("facedetection"), "keeptrack-media links libfacedetection")
+        XCTAssertTrue(dynamic.out.contains("lib/keeptrack/yuface"), "the RUNPATH the detector's dlopen uses")
+        let pixels = try TestPhotographs.bgr(try TestPhotographs.require(TestPhotographs.astronaut), width: 512, height: 512)
+        let faces = try FaceDetector().detect(bgr: pixels, width: 512, height: 512)
+        XCTAssertEqual(cfd_is_loaded(), 1, String(cString: cfd_failure()))
+        XCTAssertEqual(faces.count, 1, "\(faces)")
+    }
+
     // astronaut.png is 512x512; Eileen Collins' face is in the upper middle, box about x 178, y 63, 89x112 (checked by eye in the image).
     func testFindsTheAstronautsFaceWhereItIs() throws {
         let path = try TestPhotographs.require(TestPhotographs.astronaut)

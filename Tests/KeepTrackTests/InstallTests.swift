@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KeepTrack
 import KeepTrackCLI
 import KeepTrackMediaCLI
 
@@ -56,9 +57,9 @@ final class InstallTests: XCTestCase {
 
         let media = prefix + "/bin/keeptrack-media"
         let libraries = try Self.run("/usr/bin/ldd", [media]).out
-        let face = try XCTUnwrap(libraries.split(separator: "\n").first { $0.contains("libfacedetection") }, libraries)
-        XCTAssertTrue(face.contains(prefix + "/bin/../lib/keeptrack/yuface/"), "libfacedetection must come from the prefix: \(face)")
         XCTAssertFalse(libraries.contains("not found"), libraries)
+        // libfacedetection is opened by reframe's first detection (from PREFIX/lib/keeptrack/yuface, checked below).
+        XCTAssertFalse(libraries.contains("libfacedetection"), "keeptrack-media links libfacedetection itself: \(libraries)")
         // OpenCV comes only with the people detector library, which keeptrack-media opens from PREFIX/lib/keeptrack.
         XCTAssertFalse(libraries.contains("libopencv"), "keeptrack-media links OpenCV itself: \(libraries)")
         let detector = prefix + "/lib/keeptrack/libKeepTrackPeopleDetector.so"
@@ -70,8 +71,10 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(inspect.code, 0, inspect.out)
         XCTAssertTrue(inspect.out.contains("Alternate group 1"), inspect.out)
         let vertical = folder.path("vertical.mp4")
-        let reframe = try Self.run(prefix + "/bin/keeptrack", ["reframe", clip, vertical, "--size", "180x320"])
+        let reframe = try Self.run(prefix + "/bin/keeptrack", ["reframe", clip, vertical, "--size", "180x320"], environment: ["LD_DEBUG": "libs"])
         XCTAssertEqual(reframe.code, 0, reframe.out)
+        let faceLibrary = prefix + "/bin/../lib/keeptrack/yuface/libfacedetection.so"
+        XCTAssertTrue(reframe.out.contains("calling init: \(faceLibrary)"), "the detector opened the installed libfacedetection")
         let stream = try XCTUnwrap(FFprobe.probe(vertical, packets: false).streams.first { $0.codecType == "video" })
         XCTAssertEqual(stream.width, 180)
         XCTAssertEqual(stream.height, 320)
@@ -115,6 +118,17 @@ final class InstallTests: XCTestCase {
             let check = try Self.run(shell, ["-n", file])
             XCTAssertEqual(check.code, 0, "\(shell) -n \(file): \(check.out)")
         }
+
+        // Without the installed face detector library, reframe says what is missing (69) and transcode still runs.
+        let faceLibraryFile = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: prefix + "/lib/keeptrack/yuface")
+            .first { $0.hasPrefix("libfacedetection.so") })
+        try FileManager.default.removeItem(atPath: prefix + "/lib/keeptrack/yuface/" + faceLibraryFile)
+        let faceless = try Self.run(prefix + "/bin/keeptrack", ["reframe", clip, folder.path("faceless.mp4"), "--size", "180x320"])
+        XCTAssertEqual(faceless.code, ExitCode.unavailable, faceless.out)
+        XCTAssertTrue(faceless.out.contains("libfacedetection.so.v0.0.3") && faceless.out.contains("make setup"), faceless.out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("faceless.mp4")), "nothing written")
+        let transcoded = try Self.run(prefix + "/bin/keeptrack", ["transcode", clip, folder.path("smaller.mp4"), "--preset", "ultrafast"])
+        XCTAssertEqual(transcoded.code, 0, transcoded.out)
 
         let uninstall = try Self.run(Self.checkout.path + "/scripts/install.sh", ["--uninstall", prefix], in: Self.checkout)
         XCTAssertEqual(uninstall.code, 0, uninstall.out)

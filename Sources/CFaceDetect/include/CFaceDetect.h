@@ -19,13 +19,20 @@ typedef struct {
 /// alignment or size rounding is asked of the caller. Results go to a 0x9000-byte buffer (at most 1024
 /// faces). Model initialisation is process-wide and unsynchronised, hence the lock below.
 /// Writes at most `capacity` faces, strongest first as the detector returns them, and returns how many
-/// it wrote; returns -1 when the arguments are invalid or the detector failed.
+/// it wrote; returns -1 when the arguments are invalid or the detector failed, -2 when libfacedetection (opened on
+/// the first call) cannot be loaded: cfd_failure says why.
 /// Calls are serialised inside: the library keeps process-wide state.
 int cfd_detect_bgr(const unsigned char *bgr, int width, int height, int step, CFDFace *faces, int capacity);
 
 /// Limits the detector's OpenMP threads for calls made from the calling thread (OpenMP settings are per
 /// thread). Returns 1 when the detector's OpenMP runtime was found and set, 0 otherwise.
 int cfd_limit_threads(int threads);
+
+/// Why libfacedetection could not be opened ("" when it was, or before the first detection).
+const char *cfd_failure(void);
+
+/// Whether libfacedetection is loaded in this process (for tests).
+int cfd_is_loaded(void);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,9 @@ import Foundation
 import KeepTrack
 import KeepTrackCLI
 import KeepTrackCodec
+import KeepTrackFaces
 import KeepTrackFraming
+import KeepTrackPeople
 import KeepTrackReframePipeline
 
 /// `keeptrack reframe IN OUT`: horizontal video to vertical, following the person; audio untouched.
@@ -140,6 +142,11 @@ enum ReframeCommand {
         } catch KeepTrackError.refused(let refusal) where refusal.kind == .hdrNeedsTenBit {
             bar.finish()
             throw KeepTrackCLIError.usage(refusal.message + ": --codec hevc")
+        } catch FaceDetector.DetectorError.unavailable(let why), PersonDetector.DetectorError.unavailable(let why) {
+            // A detector library opened on first use is missing: a component not installed, not bad input.
+            bar.finish()
+            console.error(why + " (make setup fetches it; make install puts it under PREFIX/lib/keeptrack)")
+            return ExitCode.unavailable
         }
         bar.finish()
         for note in summary.notes { console.note("note: \(note)") }
