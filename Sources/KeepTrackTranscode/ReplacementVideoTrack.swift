@@ -46,16 +46,36 @@ public struct ReplacementVideoTrack {
     public static let hdrBoxes: Set<FourCC> = ["mdcv", "clli", "amve"]
     /// Sample entry boxes that describe the picture's geometry: carried when the geometry is the source's.
     public static let geometryBoxes: Set<FourCC> = ["pasp", "clap"]
+    /// Sample entry boxes that say what the whole picture shows: its frame packing (`st3d`), its projection
+    /// (`sv3d`: 360° or 180° video) and its field of view (`hfov`). A re-encode, scaled or not, keeps the
+    /// picture's layout, so they stay true; a crop (reframe) or an MV-HEVC source (two views, not one picture) does not.
+    public static let layoutBoxes: Set<FourCC> = ["st3d", "sv3d", "hfov"]
+
+    /// Whether the source's layout boxes still describe the new picture, and why not when they do not.
+    var layoutKept: (kept: Bool, reason: String) {
+        guard geometry == .keepSource else { return (false, "says how the source's whole picture is laid out; the output is a crop of it") }
+        guard source.video?.stereo?.multiviewHEVC != true else {
+            return (false, stereoWords.map { "describes the MV-HEVC views; the output is one picture, \($0)" }
+                ?? "describes the stereo (spatial) video; the output is its base view, 2D")
+        }
+        let sameSize = source.visualEntry.map { Int($0.width) == size.width && Int($0.height) == size.height } ?? false
+        if !sameSize, let padding = source.video?.layout?.cubeMapPadding, padding > 0 {
+            return (false, "its cube map padding (\(padding) px) is in the unscaled picture's pixels")
+        }
+        return (true, "")
+    }
 
     /// The source sample entry's boxes the new entry carries over, as they are.
     public var carriedBoxes: [Box] {
         guard let entry = source.sampleEntries.first else { return [] }
         let keepsHDR = (colour?.isHDR ?? false) && colour == sourceColour
         let sameSize = source.visualEntry.map { Int($0.width) == size.width && Int($0.height) == size.height } ?? false
+        let keepsLayout = stereoBoxes.isEmpty && layoutKept.kept
         // A clean aperture is in the stored picture's pixels; a pixel aspect survives scaling both ways alike.
         return stereoBoxes + entry.children.filter { box in
             !stereoBoxes.contains { $0.type == box.type } && ((keepsHDR && Self.hdrBoxes.contains(box.type))
-                || (geometry == .keepSource && Self.geometryBoxes.contains(box.type) && (box.type == "pasp" || sameSize)))
+                || (geometry == .keepSource && Self.geometryBoxes.contains(box.type) && (box.type == "pasp" || sameSize))
+                || (keepsLayout && Self.layoutBoxes.contains(box.type)))
         }
     }
 
@@ -67,8 +87,9 @@ public struct ReplacementVideoTrack {
             switch box.type {
             case "dvcC", "dvvC", "dvwC": (box.type, "Dolby Vision configuration: its per-frame metadata (RPUs) is not re-encoded; the base picture stays valid")
             case "mdcv", "clli", "amve": (box.type, "describes the HDR source's light; the output is SDR")
-            case "lhvC", "vexu", "hfov": (box.type, stereoWords.map { "describes the MV-HEVC views; the output is one picture, \($0)" }
-                                          ?? "describes the stereo (spatial) video; the output is its base view, 2D")
+            case "lhvC", "vexu": (box.type, stereoWords.map { "describes the MV-HEVC views; the output is one picture, \($0)" }
+                                  ?? "describes the stereo (spatial) video; the output is its base view, 2D")
+            case "st3d", "sv3d", "hfov": (box.type, layoutKept.reason)
             case "clap": (box.type, "the clean aperture of the unscaled picture")
             case "pasp": (box.type, "a new picture with square pixels")
             default: (box.type, "describes the source's encoding")

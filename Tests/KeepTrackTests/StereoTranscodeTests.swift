@@ -174,6 +174,71 @@ final class StereoTranscodeTests: XCTestCase {
     /// Refusals write nothing: a flat source (65, "one view"), a stereo source whose second view FFmpeg 9 cannot
     /// decode (its lhvC emptied: 65 naming FFmpeg 9's complaint), FFmpeg 9 not found (69, naming make setup), and
     /// --half without a two-eye arrangement (64).
+    /// A frame-packed 180° picture whose `st3d` and `sv3d` FFmpeg's own muxer wrote (a remux of our side by side with
+    /// `-strict unofficial`): inspect says what it is, a transcode that scales it keeps both boxes (ffprobe's side data
+    /// on the output: still side by side, still 180° of the sphere), and reframe refuses to crop across the eyes.
+    func testFramePackingAndProjectionOfAnotherMuxerAreShownKeptAndNotCropped() throws {
+        let folder = TemporaryFolder()
+        let ours = folder.path("sbs-180.mov"), theirs = folder.path("ffmpeg-sbs-180.mp4")
+        let packed = transcode([try halfEquirectangularWater(in: folder), ours, "--stereo", "sbs", "--half", "--max-size", "1280x720", "--preset", "ultrafast"])
+        XCTAssertEqual(packed.code, 0, packed.error)
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-nostdin", "-i", ours, "-map", "0:v", "-c", "copy", "-strict", "unofficial", theirs])?.code, 0)
+        let written = try XCTUnwrap(runToolData("ffprobe", ["-v", "error", "-show_entries", "format_tags=encoder", "-of", "csv=p=0", theirs]))
+        XCTAssertTrue(String(decoding: written, as: UTF8.self).hasPrefix("Lavf"), "FFmpeg's muxer wrote the file")
+        XCTAssertEqual(try stereoSideData(theirs), "side by side")
+
+        let shown = runCLI(["inspect", theirs])
+        XCTAssertTrue(shown.out.contains("side by side, equirectangular 180°×180°"), shown.out)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(runCLI(["inspect", theirs, "--json"]).out.utf8)) as? [String: Any])
+        let video = try XCTUnwrap(((json["tracks"] as? [[String: Any]])?.first)?["video"] as? [String: Any])
+        let layout = try XCTUnwrap(video["layout"] as? [String: Any])
+        XCTAssertEqual(layout["framePacking"] as? String, "side by side")
+        XCTAssertEqual(layout["projection"] as? String, "equirectangular")
+        XCTAssertEqual(try XCTUnwrap(layout["coverageAcrossDegrees"] as? Double), 180, accuracy: 0.5)
+        XCTAssertEqual(try XCTUnwrap(layout["coverageUpDegrees"] as? Double), 180, accuracy: 0.5)
+
+        let smaller = folder.path("smaller.mp4")
+        let result = transcode([theirs, smaller, "--video", "hevc", "--max-size", "640x360", "--preset", "ultrafast", "--json"])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertFalse(result.out.contains("\"st3d\"") || result.out.contains("\"sv3d\""), "nothing said dropped: \(result.out)")
+        XCTAssertEqual(try stereoSideData(smaller), "side by side")
+        let mapping = try XCTUnwrap(try sideData(smaller).first { $0["side_data_type"] as? String == "Spherical Mapping" })
+        XCTAssertEqual(mapping["projection"] as? String, "tiled equirectangular")
+        let width = try XCTUnwrap(FFprobe.probe(smaller, packets: false).streams.first { $0.codecType == "video" }?.width)
+        XCTAssertEqual(width, 322)
+        let bounds = ["bound_left", "bound_right"].map { (mapping[$0] as? Int) ?? -1 }
+        XCTAssertEqual(Double(bounds[0] + bounds[1]), Double(width), accuracy: 2, "\(mapping): still 180° of 360°")
+
+        let cropped = folder.path("vertical.mp4")
+        let reframe = runCLI(["reframe", theirs, cropped, "--size", "180x320"])
+        XCTAssertEqual(reframe.code, 65, reframe.error)
+        XCTAssertTrue(reframe.error.contains("side by side") && reframe.error.contains("both eyes"), reframe.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cropped))
+    }
+
+    /// `st3d` modes and `sv3d` projections as Google's spatial media specification gives them; a truncated `sv3d`
+    /// leaves its projection out instead of failing.
+    func testPictureLayoutReadsEveryModeAndProjection() {
+        func entry(_ boxes: [Box]) -> Box { Box(type: "avc1", prefix: [UInt8](repeating: 0, count: 78), children: boxes) }
+        func flat(_ type: FourCC, _ payload: [UInt8]) -> [UInt8] { (try? Box(type: type, bytes: payload).serialized()) ?? [] }
+        let modes: [UInt8: String?] = [0: nil, 1: "over-under", 2: "side by side", 3: "custom stereo", 4: "side by side, right eye first"]
+        for (mode, words) in modes {
+            XCTAssertEqual(PictureLayout(sampleEntry: entry([Box(type: "st3d", bytes: [0, 0, 0, 0, mode])]))?.framePacking, words)
+        }
+        let pose = flat("prhd", [UInt8](repeating: 0, count: 16))
+        let cube = flat("cbmp", [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16])
+        let cubeMap = PictureLayout(sampleEntry: entry([Box(type: "sv3d", bytes: flat("proj", pose + cube))]))
+        XCTAssertEqual(cubeMap?.projection, "cube map")
+        XCTAssertEqual(cubeMap?.cubeMapPadding, 16)
+        XCTAssertEqual(cubeMap?.framePacking, nil)
+        let sphere = PictureLayout(sampleEntry: entry([Box(type: "sv3d", bytes: flat("proj", pose + flat("equi", [UInt8](repeating: 0, count: 20))))]))
+        XCTAssertEqual(sphere?.summary, "equirectangular 360°×180°")
+        let truncated = PictureLayout(sampleEntry: entry([Box(type: "sv3d", bytes: Array(flat("proj", pose + cube).dropLast(6)))]))
+        XCTAssertNotNil(truncated)
+        XCTAssertNil(truncated?.projection)
+        XCTAssertNil(PictureLayout(sampleEntry: entry([])))
+    }
+
     func testRefusalsNameTheReasonAndWriteNothing() throws {
         let folder = TemporaryFolder()
         let flat = try AudioFactsTests.wild("androidx-media/h265_with_metadata_track.mp4")

@@ -41,6 +41,8 @@ public struct VideoInfo: Sendable, Equatable {
     public var dolbyVisionLevel: Int?
     /// Spatial (stereoscopic) video: nil for a flat picture.
     public var stereo: StereoVideoInfo? = nil
+    /// Frame packing and projection of the whole picture (`st3d`, `sv3d`): nil when neither box is there.
+    public var layout: PictureLayout? = nil
 }
 
 /// What a visual sample entry says about a stereoscopic picture (`StereoVideoBoxes.swift`): which eye views
@@ -494,7 +496,8 @@ public struct Track: Sendable {
             ?? configuration(DolbyVisionConfigurationBox.self, "dvwC")
         return VideoInfo(width: Int(entry.width), height: Int(entry.height), displayWidth: displayWidth, displayHeight: displayHeight,
                          rotation: rotation, frameRate: frameRate, hdr: configuration(ColourInformationBox.self, "colr")?.hdrTransfer,
-                         dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level, stereo: stereo)
+                         dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level, stereo: stereo,
+                         layout: sampleEntries.first.flatMap { PictureLayout(sampleEntry: $0) })
     }
 
     /// The first sample entry's stereo facts: from `vexu` when present, and an `lhvC` (a second HEVC layer)

@@ -56,6 +56,12 @@ public struct InspectReport: Sendable {
 
     func rounded(_ value: Double, places: Double = 1000) -> Double { (value * places).rounded() / places }
 
+    static func layoutJSON(_ layout: PictureLayout) -> JSONValue {
+        .object([("framePacking", .optional(layout.framePacking)), ("projection", .optional(layout.projection)),
+                 ("coverageAcrossDegrees", .optional(layout.coverageAcross)), ("coverageUpDegrees", .optional(layout.coverageUp)),
+                 ("cubeMapPadding", .optional(layout.cubeMapPadding.map(Int.init)))])
+    }
+
     static func stereoJSON(_ stereo: StereoVideoInfo) -> JSONValue {
         .object([("leftEye", .bool(stereo.hasLeftEye)), ("rightEye", .bool(stereo.hasRightEye)),
                  ("eyeViewsReversed", .bool(stereo.eyeViewsReversed)), ("multiviewHEVC", .bool(stereo.multiviewHEVC)),
@@ -108,6 +114,7 @@ public struct InspectReport: Sendable {
                 ("rotation", .optional(info.rotation)), ("frameRate", .optional(info.frameRate.map { rounded($0) })),
                 ("hdr", .optional(info.hdr)), ("dolbyVision", .optional(info.dolbyVision)),
                 ("stereo", info.stereo.map(Self.stereoJSON) ?? .null),
+                ("layout", info.layout.map(Self.layoutJSON) ?? .null),
                 ("transcodeStereo", Self.stereoOutputsJSON(track)),
             ])
         }
@@ -216,6 +223,7 @@ public struct InspectReport: Sendable {
             if let hdr = video.hdr { parts.append(hdr) }
             if let dolby = video.dolbyVision { parts.append("Dolby Vision \(dolby)") }
             if let stereo = video.stereo { parts.append(stereo.summary) }
+            if let layout = video.layout { parts.append(layout.summary) }
         }
         let keys = track.timedMetadataKeys.map { $0.replacingOccurrences(of: "com.apple.quicktime.", with: "") }
         if !keys.isEmpty { parts.append(keys.count <= 2 ? keys.joined(separator: " ") : "\(keys[0]) +\(keys.count - 1) keys") }

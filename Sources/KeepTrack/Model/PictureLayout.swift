@@ -1,0 +1,85 @@
+/// What Google's spatial media boxes in a visual sample entry say about the whole picture: how two eyes are packed
+/// into it (`st3d`) and how it maps onto a sphere (`sv3d`: 360° and 180° video). YouTube, FFmpeg's muxer and
+/// `transcode --stereo` write them; players that find them show the picture in 3D or around the viewer.
+/// Unreadable boxes leave their fact out, never throw: these facts only describe.
+public struct PictureLayout: Sendable, Equatable {
+    /// "side by side", "over-under", "side by side, right eye first", "custom stereo"; nil when `st3d` says mono
+    /// or is absent.
+    public var framePacking: String?
+    /// "equirectangular", "cube map" or "mesh" (`sv3d/proj`); nil without `sv3d`.
+    public var projection: String?
+    /// Degrees of the sphere an equirectangular picture covers, across and up (its `equi` bounds): 360 and 180
+    /// for the whole sphere, 180 and 180 for a half.
+    public var coverageAcross: Double?
+    public var coverageUp: Double?
+    /// A cube map's padding in pixels of the stored picture (`cbmp`).
+    public var cubeMapPadding: UInt32?
+
+    public init(framePacking: String? = nil, projection: String? = nil) {
+        self.framePacking = framePacking
+        self.projection = projection
+    }
+
+    /// The layout a sample entry's `st3d` and `sv3d` give, nil when it has neither.
+    public init?(sampleEntry entry: Box) {
+        let st3d = entry.first("st3d"), sv3d = entry.first("sv3d")
+        guard st3d != nil || sv3d != nil else { return nil }
+        if let mode = st3d?.payload.dropFirst(4).first {  // a full box: version and flags, then the mode
+            framePacking = switch mode {
+            case 0: nil
+            case 1: "over-under"
+            case 2: "side by side"
+            case 3: "custom stereo"
+            case 4: "side by side, right eye first"
+            default: "stereo mode \(mode)"
+            }
+        }
+        guard let sv3d else { return }
+        // `sv3d` holds `svhd` and `proj`; `proj` holds `prhd` and the projection box (all read from the flat bytes:
+        // the box reader keeps `sv3d` as it is).
+        guard let proj = Self.children(of: sv3d.payload[...]).first(where: { $0.type == "proj" }) else { return }
+        for child in Self.children(of: proj.payload) {
+            switch child.type {
+            case "equi":
+                projection = "equirectangular"
+                let fields = Array(child.payload)
+                guard fields.count >= 20 else { continue }
+                let bound = { (at: Int) in Double(fields[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) / 4_294_967_296 }
+                coverageAcross = 360 * max(0, 1 - bound(12) - bound(16))
+                coverageUp = 180 * max(0, 1 - bound(4) - bound(8))
+            case "cbmp":
+                projection = "cube map"
+                let fields = Array(child.payload)
+                if fields.count >= 12 { cubeMapPadding = fields[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+            case "mshp":
+                projection = "mesh"
+            default:
+                continue
+            }
+        }
+    }
+
+    /// "side by side, equirectangular 180°×180°".
+    public var summary: String {
+        var parts: [String] = []
+        if let framePacking { parts.append(framePacking) }
+        if let projection {
+            let coverage = coverageAcross.flatMap { across in coverageUp.map { String(format: " %g°×%g°", across.rounded(), $0.rounded()) } }
+            parts.append(projection + (coverage ?? ""))
+        }
+        return parts.isEmpty ? "mono (st3d)" : parts.joined(separator: ", ")
+    }
+
+    /// The boxes laid out one after another in `bytes` (type and payload), up to the first that does not fit.
+    static func children(of bytes: ArraySlice<UInt8>) -> [(type: FourCC, payload: ArraySlice<UInt8>)] {
+        var found: [(type: FourCC, payload: ArraySlice<UInt8>)] = []
+        var at = bytes.startIndex
+        while bytes.endIndex - at >= 8 {
+            let size = Int(bytes[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            guard size >= 8, size <= bytes.endIndex - at else { break }
+            found.append((FourCC(bytes: bytes[(at + 4)..<(at + 8)]), bytes[(at + 8)..<(at + size)]))
+            at += size
+        }
+        return found
+    }
+}
