@@ -158,6 +158,9 @@ public enum Transcoder {
         if let protection = video.protection {
             throw KeepTrackError.unsupported("video track \(video.id) is encrypted (\(protection.originalFormat)\(protection.scheme.map { ", scheme \($0)" } ?? "")): it cannot be decoded, so nothing can be transcoded")
         }
+        if let packing, !(video.video?.stereo?.multiviewHEVC ?? false), let packed = video.video?.layout?.framePacking {
+            throw KeepTrackError.unsupported("--stereo \(packing.arrangement.rawValue): video track \(video.id) is already one picture with both eyes in it (st3d: \(packed)); --stereo packs the two views of stereo MV-HEVC. Without --stereo, transcode keeps its packing")
+        }
         if let packing, !(video.video?.stereo?.multiviewHEVC ?? false) {
             let what = video.video?.stereo.map { "\($0.summary) without a second HEVC layer (lhvC)" } ?? "\(video.codecName ?? video.format?.description ?? "video") with no lhvC box"
             throw KeepTrackError.unsupported("--stereo \(packing.arrangement.rawValue): video track \(video.id) has one view (\(what)): it is not stereo MV-HEVC, so there is no second eye to pack")

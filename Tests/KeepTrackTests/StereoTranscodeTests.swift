@@ -209,6 +209,10 @@ final class StereoTranscodeTests: XCTestCase {
         let bounds = ["bound_left", "bound_right"].map { (mapping[$0] as? Int) ?? -1 }
         XCTAssertEqual(Double(bounds[0] + bounds[1]), Double(width), accuracy: 2, "\(mapping): still 180° of 360°")
 
+        let repacked = transcode([theirs, folder.path("ou.mp4"), "--stereo", "ou"])
+        XCTAssertEqual(repacked.code, 65, repacked.error)
+        XCTAssertTrue(repacked.error.contains("already one picture with both eyes in it (st3d: side by side)"), repacked.error)
+
         let cropped = folder.path("vertical.mp4")
         let reframe = runCLI(["reframe", theirs, cropped, "--size", "180x320"])
         XCTAssertEqual(reframe.code, 65, reframe.error)

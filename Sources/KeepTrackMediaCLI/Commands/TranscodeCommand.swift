@@ -49,7 +49,7 @@ enum TranscodeCommand {
         (scaled or not, its layout is the same). What is dropped or not applied is listed with the reason.
         Refused: an encrypted video track, a movie without video (nothing to transcode), a codec this FFmpeg cannot
         decode (named), stereo MV-HEVC without --stereo or --flatten-stereo (FFmpeg 5.1 decodes only its base view), --stereo on a
-        video with one view (65). --stereo runs FFmpeg 9 (make setup's pinned static build, found in lib/keeptrack/ffmpeg9 beside an
+        video with one view or already frame-packed (st3d) (65). --stereo runs FFmpeg 9 (make setup's pinned static build, found in lib/keeptrack/ffmpeg9 beside an
         installed keeptrack, in the checkout's .deps, or at $KEEPTRACK_FFMPEG9) to decode both views and stack them; its raw frames
         go to the same encoder and mux, and every other track passes through as above. The MV-HEVC boxes (lhvC, vexu) are
         dropped; st3d, sv3d (equirectangular, 180° as bounds) and hfov are written; the baseline has no box outside vexu. The output is written beside OUT and renamed
