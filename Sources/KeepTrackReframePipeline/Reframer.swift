@@ -57,7 +57,7 @@ public enum Reframer {
             // A crop of a packed or projected picture is neither: players would show half of each eye, or a piece of a
             // flattened sphere, as if it were an ordinary picture.
             let across = layout.framePacking != nil ? "both eyes packed in it" : "the sphere it is projected from"
-            throw KeepTrackError.unsupported("the picture is \(layout.summary) (st3d/sv3d): a crop would cut across \(across), and no player shows such a crop right; transcode re-encodes it with its layout kept")
+            throw KeepTrackError.unsupported("the picture is \(layout.summary) (its spatial media metadata): a crop would cut across \(across), and no player shows such a crop right; transcode re-encodes it with its layout kept")
         }
         for file in [options.planOutput, options.previewOutput].compactMap({ $0 }) where !options.overwrite && FileManager.default.fileExists(atPath: file) {
             throw KeepTrackError.outputExists(file)

@@ -220,6 +220,49 @@ final class StereoTranscodeTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: cropped))
     }
 
+    /// Spherical Video V1 (an RDF/XML `uuid` box in the `trak`, as older 360° cameras write it), put into a movie
+    /// ffmpeg wrote by a byte scan that shares nothing with keeptrack's parser: ffmpeg 5.1 reads it as over-under and
+    /// equirectangular; inspect says so, transcode keeps it (ffprobe on the output), reframe refuses to crop it.
+    func testSphericalVideoV1IsShownKeptAndNotCropped() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.path("plain.mp4"), spherical = folder.path("spherical-v1.mp4")
+        XCTAssertEqual(runTool("ffmpeg", ["-v", "error", "-nostdin", "-f", "lavfi", "-i", "testsrc2=s=640x640:r=25:d=1", "-c:v", "libx264",
+                                          "-pix_fmt", "yuv420p", plain])?.code, 0)
+        var bytes = [UInt8](try fileBytes(plain))
+        func u32(_ at: Int) -> Int { Int(bytes[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
+        func put(_ value: Int, at: Int) { for index in 0..<4 { bytes[at + index] = UInt8((value >> (24 - 8 * index)) & 0xff) } }
+        var moov = 0
+        while moov < bytes.count, String(decoding: bytes[moov + 4..<moov + 8], as: UTF8.self) != "moov" { moov += u32(moov) }
+        XCTAssertEqual(moov + u32(moov), bytes.count, "ffmpeg writes moov last: nothing after it moves")
+        var trak = moov + 8
+        while String(decoding: bytes[trak + 4..<trak + 8], as: UTF8.self) != "trak" { trak += u32(trak) }
+        let xml = Array(("<?xml version=\"1.0\"?><rdf:SphericalVideo xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" "
+            + "xmlns:GSpherical=\"http://ns.google.com/videos/1.0/spherical/\"><GSpherical:Spherical>true</GSpherical:Spherical>"
+            + "<GSpherical:Stitched>true</GSpherical:Stitched><GSpherical:StitchingSoftware>test</GSpherical:StitchingSoftware>"
+            + "<GSpherical:ProjectionType>equirectangular</GSpherical:ProjectionType><GSpherical:StereoMode>top-bottom</GSpherical:StereoMode>"
+            + "</rdf:SphericalVideo>").utf8)
+        let uuid: [UInt8] = [0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd]
+        let box = [0, 0, 0, 0] + Array("uuid".utf8) + uuid + xml
+        let trakSize = u32(trak), moovSize = u32(moov)
+        bytes.insert(contentsOf: box, at: trak + trakSize)
+        put(box.count, at: trak + trakSize)
+        put(trakSize + box.count, at: trak)
+        put(moovSize + box.count, at: moov)
+        try Data(bytes).write(to: URL(fileURLWithPath: spherical))
+        XCTAssertEqual(try stereoSideData(spherical), "top and bottom", "ffmpeg reads the crafted box")
+
+        let shown = runCLI(["inspect", spherical])
+        XCTAssertTrue(shown.out.contains("over-under, equirectangular, Spherical Video V1"), shown.out)
+        let smaller = folder.path("smaller.mp4")
+        let result = transcode([spherical, smaller, "--video", "hevc", "--max-size", "320x320", "--preset", "ultrafast"])
+        XCTAssertEqual(result.code, 0, result.error)
+        XCTAssertEqual(try stereoSideData(smaller), "top and bottom")
+        XCTAssertEqual(try sideData(smaller).first { $0["side_data_type"] as? String == "Spherical Mapping" }?["projection"] as? String, "equirectangular")
+        let reframe = runCLI(["reframe", spherical, folder.path("vertical.mp4"), "--size", "180x320"])
+        XCTAssertEqual(reframe.code, 65, reframe.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("vertical.mp4")))
+    }
+
     /// `st3d` modes and `sv3d` projections as Google's spatial media specification gives them; a truncated `sv3d`
     /// leaves its projection out instead of failing.
     func testPictureLayoutReadsEveryModeAndProjection() {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What Google's spatial media boxes in a visual sample entry say about the whole picture: how two eyes are packed
 /// into it (`st3d`) and how it maps onto a sphere (`sv3d`: 360° and 180° video). YouTube, FFmpeg's muxer and
 /// `transcode --stereo` write them; players that find them show the picture in 3D or around the viewer.
@@ -14,6 +16,39 @@ public struct PictureLayout: Sendable, Equatable {
     public var coverageUp: Double?
     /// A cube map's padding in pixels of the stored picture (`cbmp`).
     public var cubeMapPadding: UInt32?
+    /// Read from Spherical Video V1's XML (a `uuid` box in the `trak`), not from `st3d`/`sv3d`.
+    public var sphericalV1 = false
+
+    /// Spherical Video V1's `uuid` type: its payload is RDF/XML with `GSpherical:` elements.
+    public static let sphericalV1UUID: [UInt8] = [0xff, 0xcc, 0x82, 0x63, 0xf8, 0x55, 0x4a, 0x93, 0x88, 0x14, 0x58, 0x7a, 0x02, 0x52, 0x1f, 0xdd]
+
+    /// The layout Spherical Video V1's XML in `trak` gives (older 360° cameras and Google's injector write it),
+    /// nil when the track has none or it does not say the picture is spherical.
+    public init?(sphericalV1In trak: Box) {
+        guard let uuid = trak.children.first(where: { $0.type == "uuid" && $0.userType == Self.sphericalV1UUID }) else { return nil }
+        let xml = String(decoding: uuid.payload, as: UTF8.self)
+        func element(_ name: String) -> String? {
+            guard let start = xml.range(of: "<GSpherical:\(name)>"), let end = xml.range(of: "</GSpherical:\(name)>", range: start.upperBound..<xml.endIndex)
+            else { return nil }
+            return xml[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard element("Spherical")?.lowercased() == "true" else { return nil }
+        sphericalV1 = true
+        framePacking = switch element("StereoMode")?.lowercased() {
+        case "left-right": "side by side"
+        case "top-bottom": "over-under"
+        case nil, "mono": nil
+        case let other?: "stereo mode \(other)"
+        }
+        projection = element("ProjectionType") ?? "equirectangular"
+        let number = { (name: String) in element(name).flatMap(Double.init) }
+        if let width = number("CroppedAreaImageWidthPixels"), let fullWidth = number("FullPanoWidthPixels"), fullWidth > 0 {
+            coverageAcross = 360 * min(1, width / fullWidth)
+        }
+        if let height = number("CroppedAreaImageHeightPixels"), let fullHeight = number("FullPanoHeightPixels"), fullHeight > 0 {
+            coverageUp = 180 * min(1, height / fullHeight)
+        }
+    }
 
     public init(framePacking: String? = nil, projection: String? = nil) {
         self.framePacking = framePacking
@@ -67,6 +102,7 @@ public struct PictureLayout: Sendable, Equatable {
             let coverage = coverageAcross.flatMap { across in coverageUp.map { String(format: " %g°×%g°", across.rounded(), $0.rounded()) } }
             parts.append(projection + (coverage ?? ""))
         }
+        if sphericalV1 { parts.append("Spherical Video V1") }
         return parts.isEmpty ? "mono (st3d)" : parts.joined(separator: ", ")
     }
 

@@ -497,7 +497,7 @@ public struct Track: Sendable {
         return VideoInfo(width: Int(entry.width), height: Int(entry.height), displayWidth: displayWidth, displayHeight: displayHeight,
                          rotation: rotation, frameRate: frameRate, hdr: configuration(ColourInformationBox.self, "colr")?.hdrTransfer,
                          dolbyVision: dolby?.profileName, dolbyVisionLevel: dolby?.level, stereo: stereo,
-                         layout: sampleEntries.first.flatMap { PictureLayout(sampleEntry: $0) })
+                         layout: sampleEntries.first.flatMap { PictureLayout(sampleEntry: $0) } ?? PictureLayout(sphericalV1In: box))
     }
 
     /// The first sample entry's stereo facts: from `vexu` when present, and an `lhvC` (a second HEVC layer)

@@ -59,7 +59,7 @@ public struct InspectReport: Sendable {
     static func layoutJSON(_ layout: PictureLayout) -> JSONValue {
         .object([("framePacking", .optional(layout.framePacking)), ("projection", .optional(layout.projection)),
                  ("coverageAcrossDegrees", .optional(layout.coverageAcross)), ("coverageUpDegrees", .optional(layout.coverageUp)),
-                 ("cubeMapPadding", .optional(layout.cubeMapPadding.map(Int.init)))])
+                 ("cubeMapPadding", .optional(layout.cubeMapPadding.map(Int.init))), ("sphericalV1", .bool(layout.sphericalV1))])
     }
 
     static func stereoJSON(_ stereo: StereoVideoInfo) -> JSONValue {

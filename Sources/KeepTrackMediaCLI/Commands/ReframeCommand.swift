@@ -55,7 +55,7 @@ enum ReframeCommand {
         libx265 10-bit keeping the HLG/PQ transfer and colour description for HDR. Dolby Vision metadata is dropped
         (it describes the uncropped picture); the output says so. Spatial (MV-HEVC stereo) video comes out flat: only
         the base view (one eye) is decoded, and a note says so. A frame-packed or projected picture (st3d side by side
-        or over-under, sv3d 360°/180°) is refused (65): a crop would cut across the eyes or the sphere. Every frame keeps its time (variable frame rate
+        or over-under, sv3d 360°/180°, Spherical Video V1's XML) is refused (65): a crop would cut across the eyes or the sphere. Every frame keeps its time (variable frame rate
         stays variable); the output is upright with an identity matrix.
         Audio and other tracks are copied byte for byte with their enabled flags, alternate groups and references;
         movie metadata (creation date, location, make, model) is kept. Timed metadata describing the old picture

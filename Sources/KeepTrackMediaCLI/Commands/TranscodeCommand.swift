@@ -46,7 +46,7 @@ enum TranscodeCommand {
         Colour: colr is kept; an HDR source kept HDR also keeps its mdcv, clli and amve boxes; tone-mapped, it is
         tagged BT.709. Dolby Vision's configuration box (dvvC/dvcC) is dropped: its per-frame metadata is not
         re-encoded; the HLG/PQ base picture stays valid. A 3D or 360°/180° picture keeps its st3d, sv3d and hfov boxes
-        (scaled or not, its layout is the same). What is dropped or not applied is listed with the reason.
+        and Spherical Video V1's XML (scaled or not, its layout is the same). What is dropped or not applied is listed with the reason.
         Refused: an encrypted video track, a movie without video (nothing to transcode), a codec this FFmpeg cannot
         decode (named), stereo MV-HEVC without --stereo or --flatten-stereo (FFmpeg 5.1 decodes only its base view), --stereo on a
         video with one view or already frame-packed (st3d) (65). --stereo runs FFmpeg 9 (make setup's pinned static build, found in lib/keeptrack/ffmpeg9 beside an
