@@ -62,6 +62,11 @@ final class TemporaryFileRegistry: @unchecked Sendable {
         defer { lock.unlock() }
         guard !installed else { return }
         installed = true
+        // `slots` is a lazy global: made here, before any handler exists. Made by the first `register` instead, a signal
+        // landing during that one-time initialisation ran the handler into the same initialisation on the same thread,
+        // which waits for itself forever (a remux spun for 1 h 45 min in CrashSafetyTests, 2026-12-04, gdb: once_slow
+        // in the handler under once_slow in register).
+        _ = Self.slots
         // Past RLIMIT_FSIZE a write must fail with EFBIG (reported as exit 74), not kill the process.
         signal(SIGXFSZ, SIG_IGN)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
