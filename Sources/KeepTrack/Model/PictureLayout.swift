@@ -50,11 +50,6 @@ public struct PictureLayout: Sendable, Equatable {
         }
     }
 
-    public init(framePacking: String? = nil, projection: String? = nil) {
-        self.framePacking = framePacking
-        self.projection = projection
-    }
-
     /// The layout a sample entry's `st3d` and `sv3d` give, nil when it has neither.
     public init?(sampleEntry entry: Box) {
         let st3d = entry.first("st3d"), sv3d = entry.first("sv3d")
@@ -72,20 +67,20 @@ public struct PictureLayout: Sendable, Equatable {
         guard let sv3d else { return }
         // `sv3d` holds `svhd` and `proj`; `proj` holds `prhd` and the projection box (all read from the flat bytes:
         // the box reader keeps `sv3d` as it is).
-        guard let proj = Self.children(of: sv3d.payload[...]).first(where: { $0.type == "proj" }) else { return }
+        guard let proj = Self.children(of: sv3d.payload).first(where: { $0.type == "proj" }) else { return }
         for child in Self.children(of: proj.payload) {
+            var fields = ByteReader(child.payload)
             switch child.type {
             case "equi":
                 projection = "equirectangular"
-                let fields = Array(child.payload)
-                guard fields.count >= 20 else { continue }
-                let bound = { (at: Int) in Double(fields[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) / 4_294_967_296 }
-                coverageAcross = 360 * max(0, 1 - bound(12) - bound(16))
-                coverageUp = 180 * max(0, 1 - bound(4) - bound(8))
+                // Version and flags, then the top, bottom, left and right bounds as fractions of 2^32.
+                guard let values = try? fields.u32Array(count: 5, "equi") else { continue }
+                let bound = { (index: Int) in Double(values[index]) / 4_294_967_296 }
+                coverageAcross = 360 * max(0, 1 - bound(3) - bound(4))
+                coverageUp = 180 * max(0, 1 - bound(1) - bound(2))
             case "cbmp":
                 projection = "cube map"
-                let fields = Array(child.payload)
-                if fields.count >= 12 { cubeMapPadding = fields[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+                cubeMapPadding = (try? fields.u32Array(count: 3, "cbmp"))?[2]  // version and flags, layout, padding
             case "mshp":
                 projection = "mesh"
             default:
@@ -107,14 +102,10 @@ public struct PictureLayout: Sendable, Equatable {
     }
 
     /// The boxes laid out one after another in `bytes` (type and payload), up to the first that does not fit.
-    static func children(of bytes: ArraySlice<UInt8>) -> [(type: FourCC, payload: ArraySlice<UInt8>)] {
-        var found: [(type: FourCC, payload: ArraySlice<UInt8>)] = []
-        var at = bytes.startIndex
-        while bytes.endIndex - at >= 8 {
-            let size = Int(bytes[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-            guard size >= 8, size <= bytes.endIndex - at else { break }
-            found.append((FourCC(bytes: bytes[(at + 4)..<(at + 8)]), bytes[(at + 8)..<(at + size)]))
-            at += size
+    static func children(of bytes: [UInt8]) -> [(type: FourCC, payload: [UInt8])] {
+        var reader = ByteReader(bytes), found: [(type: FourCC, payload: [UInt8])] = []
+        while let size = try? reader.u32(), size >= 8, let type = try? reader.u32(), let payload = try? reader.bytes(Int(size) - 8) {
+            found.append((FourCC(rawValue: type), payload))
         }
         return found
     }
