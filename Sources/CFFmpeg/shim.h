@@ -20,8 +20,7 @@
 static inline int cffmpeg_error_again(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_error_eof(void) { return AVERROR_EOF; }
 
-// Transparent huge pages off for this process (and the children it starts). Debian's libx264 asks for them
-// (madvise MADV_HUGEPAGE) on every large buffer; here each first touch then zeroes, and may compact, 2 MB.
+// Transparent huge pages off for this process and the children it starts (HugePagePolicy says when and why).
 // prctl is variadic, which Swift cannot call.
 static inline int cffmpeg_disable_huge_pages(void) { return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0); }
 static inline int cffmpeg_huge_pages_disabled(void) { return prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0); }

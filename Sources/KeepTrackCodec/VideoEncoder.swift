@@ -91,11 +91,6 @@ public final class VideoEncoder {
     /// Annex B parameter sets (SPS/PPS, or VPS/SPS/PPS) for the sample entry's configuration box.
     public let extradata: [UInt8]
 
-    /// Huge pages off before the first encoder opens (the shim says why). `perf` on a 4K stereo transcode
-    /// (2026-12-04, bench/stereo.sh): zeroing libx264's 2 MB pages took 40 % of the samples, and the system time
-    /// varied threefold between identical runs; with them off the run's system time fell to FFmpeg 9's.
-    static let hugePagesOff: Void = { _ = cffmpeg_disable_huge_pages() }()
-
     public init(_ settings: Settings) throws {
         _ = CodecDecoder.quietLogs
         self.settings = settings
@@ -131,7 +126,7 @@ public final class VideoEncoder {
             // Closed GOPs: every sync sample is an IDR a player can start from; x265's own logging off.
             av_opt_set(options, "x265-params", "log-level=error:open-gop=0", 0)
         }
-        _ = Self.hugePagesOff
+        _ = HugePagePolicy.applied
         let status = avcodec_open2(context, codec, nil)
         guard status >= 0 else {
             var context: UnsafeMutablePointer<AVCodecContext>? = context
