@@ -24,6 +24,71 @@ final class JoinTests: XCTestCase {
         try checkRoundTrip(source: source, points: points)
     }
 
+    /// Two cuts inside one GOP: the third piece begins with the lead-in both pieces before it hold, and the
+    /// join keeps it once (it used to keep it twice: 90 pictures and two edits, which GStreamer played as 54 frames).
+    func testRealRecordingTwoCutsInOneGOPJoinBack() throws {
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let syncs = try JoinProof.syncTimes(source)
+        let points = [0.5, 0.7]
+        XCTAssertFalse(syncs.contains { $0 > 0.45 && $0 < 0.75 }, "no sync frame between or at the cuts")
+        try checkRoundTrip(source: source, points: points)
+    }
+
+    /// The same on a one-GOP H.264 movie ffmpeg made (B-frames, AAC): split at 1.2 s and 3.5 s and joined,
+    /// ffmpeg shows the movie's frames at the movie's times (it showed 92, two of them the first pictures again).
+    func testOneGOPMovieSplitTwiceJoinsBack() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("one-gop.mp4")
+        try JoinProof.makeClip(source, seconds: 4, videoCodec: ["-c:v", "libx264", "-bf", "2", "-g", "300"])
+        let pieces = try Trim.writeSplit(input: source, folder: folder.path("pieces"), points: [1.2, 3.5]).map(\.path)
+        let output = folder.path("joined.mp4")
+        _ = try Join.write(inputs: pieces, output: output)
+        let frames = try TrimProof.frameHashes(output)
+        XCTAssertEqual(frames.count, 100)
+        XCTAssertEqual(frames, try TrimProof.frameHashes(source), "the movie's frames at the movie's times")
+        let joined = try Movie.open(path: output), original = try Movie.open(path: source)
+        let video = try XCTUnwrap(joined.tracks.first { $0.kind == .video })
+        XCTAssertEqual(video.sampleTable.sampleCount, try XCTUnwrap(original.tracks.first { $0.kind == .video }).sampleTable.sampleCount,
+                       "each picture once")
+        XCTAssertEqual(video.editList?.entries.count, 1, "one edit")
+    }
+
+    /// Pieces of a 29.97 fps movie: a cut on a frame ends each audio edit inside a 48 kHz sample, yet the joined
+    /// tracks have one edit each again, and GStreamer (qtdemux) decodes all of the AAC (with two edits it decoded 63 %).
+    func testPiecesCutBetweenAudioSamplesJoinWithOneEditPerTrack() throws {
+        let folder = TemporaryFolder()
+        let source = folder.path("ntsc.mov")
+        guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30000/1001:duration=4",
+                                            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4",
+                                            "-map", "0:v", "-map", "1:a", "-map", "1:a", "-c:v", "libx264", "-g", "30",
+                                            "-c:a:0", "aac", "-aac_pns", "0", "-c:a:1", "pcm_s16le", source]), made.code == 0 else {
+            throw unavailable("ffmpeg cannot make \(source)")
+        }
+        let pieces = try Trim.writeSplit(input: source, folder: folder.path("pieces"), points: [1.5, 2.5]).map(\.path)
+        let output = folder.path("joined.mov")
+        _ = try Join.write(inputs: pieces, output: output)
+        let original = try Movie.open(path: source), joined = try Movie.open(path: output)
+        for track in original.tracks {
+            XCTAssertEqual(try XCTUnwrap(joined.track(id: track.id)).editList?.entries.count ?? 0, max(1, track.editList?.entries.count ?? 0),
+                           "track \(track.id) (\(track.kind.rawValue)): one edit")
+        }
+        for stream in ["0:a:0", "0:a:1"] {
+            XCTAssertEqual(try JoinProof.pcm9(output, stream: stream), try JoinProof.pcm9(source, stream: stream), "\(stream): the movie's PCM")
+        }
+        func gstreamerAAC(_ path: String) throws -> Int {
+            let raw = folder.path("gst-\(URL(fileURLWithPath: path).lastPathComponent).raw")
+            guard let result = runTool("gst-launch-1.0", ["-q", "filesrc", "location=\(path)", "!", "qtdemux", "name=d", "d.audio_0", "!", "queue",
+                                                          "!", "decodebin", "!", "audioconvert", "!", "audio/x-raw,format=F32LE", "!",
+                                                          "filesink", "location=\(raw)"]), result.code == 0 else {
+                throw unavailable("gst-launch-1.0 cannot decode \(path)")
+            }
+            return try XCTUnwrap(FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int)
+        }
+        let decoded = try gstreamerAAC(source)
+        XCTAssertGreaterThan(decoded, 4 * 48000 * 4, "GStreamer decodes the movie's 4 s of AAC")
+        XCTAssertEqual(try gstreamerAAC(output), decoded, "GStreamer decodes as much AAC from the joined pieces")
+    }
+
     func checkRoundTrip(source: String, points: [Double], file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = TemporaryFolder()
         let pieces = try Trim.writeSplit(input: source, folder: folder.path("pieces"), points: points).map(\.path)
@@ -52,6 +117,7 @@ final class JoinTests: XCTestCase {
             XCTAssertEqual(copy.header.header.flags, track.header.header.flags, "track \(track.id) flags", file: file, line: line)
             XCTAssertEqual(copy.alternateGroup, track.alternateGroup, file: file, line: line)
             XCTAssertEqual(copy.references, track.references, "track \(track.id) references", file: file, line: line)
+            XCTAssertEqual(copy.editList?.entries.count, track.editList?.entries.count, "track \(track.id): its edits merged back", file: file, line: line)
             XCTAssertEqual(copy.sampleEntries.map { try? $0.serialized() }, track.sampleEntries.map { try? $0.serialized() },
                            "track \(track.id) sample entries byte for byte", file: file, line: line)
         }

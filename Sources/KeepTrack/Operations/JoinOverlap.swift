@@ -24,15 +24,26 @@ extension Join {
         }
     }
 
-    /// How many of `next`'s first samples repeat `previous`'s last ones (0: none): the longest run
-    /// whose facts and bytes agree, tried from the longest.
-    static func overlap(_ previous: Part, _ next: Part) throws -> Int {
-        let a = previous.timeline, b = next.timeline
-        let aCount = a.decodeTimes.count
-        let limit = min(aCount - previous.skip, b.decodeTimes.count, overlapLimit)
+    /// How many of `next`'s first samples repeat the last samples the joined track holds so far (0: none): the
+    /// longest run whose facts and bytes agree, tried from the longest. The run may reach back across several
+    /// clips: a piece cut after two cuts in one GOP starts with the lead-in both pieces before it hold (split
+    /// at 1.2 s and 3.5 s in a one-GOP movie: the third piece begins with every sample of the first two).
+    static func overlap(_ previous: [Part], _ next: Part) throws -> Int {
+        // The joined track's last samples, oldest first: (part, sample index) for up to `overlapLimit` of them.
+        var held: [(part: Int, index: Int)] = []
+        for partIndex in previous.indices.reversed() where held.count < overlapLimit {
+            let part = previous[partIndex]
+            let retained = part.skip..<part.timeline.decodeTimes.count
+            let take = min(retained.count, overlapLimit - held.count)
+            held = (retained.upperBound - take..<retained.upperBound).map { (partIndex, $0) } + held
+        }
+        let b = next.timeline
+        let limit = min(held.count, b.decodeTimes.count)
         guard limit > 0 else { return 0 }
-        let tail = facts(previous, (aCount - limit)..<aCount), head = facts(next, 0..<limit)
-        let (aOffsets, bOffsets) = (a.offsets, b.offsets)
+        held = Array(held.suffix(limit))
+        let tail = held.map { facts(previous[$0.part], $0.index..<($0.index + 1))[0] }
+        let head = facts(next, 0..<limit)
+        let bOffsets = b.offsets
         // The next clip's first samples, read once however many lengths are tried.
         var headBytes: [[UInt8]] = []
         func bytes(ofHead index: Int) throws -> [UInt8] {
@@ -46,7 +57,8 @@ extension Join {
             guard tail[start] == head[0], tail[start...] == head[..<length] else { continue }
             var same = true
             for index in 0..<length where same {
-                same = try previous.file.read(at: aOffsets[aCount - length + index], count: Int(head[index].size)) == bytes(ofHead: index)
+                let sample = held[start + index], part = previous[sample.part]
+                same = try part.file.read(at: part.timeline.offsets[sample.index], count: Int(head[index].size)) == bytes(ofHead: index)
             }
             if same { return length }
         }
