@@ -247,6 +247,12 @@ final class BoxSpecTests: XCTestCase {
              dump: ["version: 0", "flags: 0", "projectionKind: rect"], ProjectionInformationBox.self) { $0.projectionKind = "rect" },
         Spec("hfov (64°)", "hfov", at: stsd + ["hvc1"], "0000fa00",
              dump: ["fieldOfViewMillidegrees: 64000"], HorizontalFieldOfViewBox.self) { $0.fieldOfViewMillidegrees = 64000 },
+        // The Nero chapter list ffmpeg writes into MP4 (moov/udta/chpl): "Intro" at 0, "Middle" at 0.5 s (100 ns units).
+        Spec("chpl (two chapters)", "chpl", at: ["moov", "udta"], "01 000000 | 00000000 | 02 | 0000000000000000 05 496e74726f | 00000000004c4b40 06 4d6964646c65",
+             dump: ["version: 1", "flags: 0", "chapterCount: 2", "chapters: [2]", "  [1] start: 0", "  [1] titleLength: 5", "  [1] title: 496e74726f",
+                    "  [2] start: 5000000", "  [2] titleLength: 6", "  [2] title: 4d6964646c65"], ChapterListBox.self) {
+            $0.chapters = [.init(start: 0, title: Array("Intro".utf8)), .init(start: 5_000_000, title: Array("Middle".utf8))]
+        },
         Spec("esds (AAC LC, 44.1 kHz stereo)", "esds", at: stsd + ["mp4a"],
              "00 000000 | 03 19 0000 00 | 04 11 40 15 000000 0001f400 0001f400 | 05 02 1210 | 06 01 02",
              dump: ["version: 0", "flags: 0", "descriptors: 0319000000041140150000000001f4000001f40005021210060102",

@@ -27,6 +27,56 @@ final class TrimSplitTests: XCTestCase {
         XCTAssertEqual(frames, try TrimProof.frameHashes(source), "the pieces present every source frame once, in order", file: file, line: line)
     }
 
+    /// A Nero chapter list (moov/udta/chpl, which ffmpeg writes into MP4) follows the cut: a trim and every split piece
+    /// list the chapters that fall in them, timed from their start, as exiftool reads them (copied unchanged, a 2 s
+    /// trim listed "End" at 3 s).
+    func testNeroChapterListsFollowTheCut() throws {
+        let folder = TemporaryFolder()
+        let metadata = folder.path("chapters.txt"), source = folder.path("chapters.mp4")
+        try Data("""
+            ;FFMETADATA1
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=0
+            END=1500
+            title=Intro
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=1500
+            END=3000
+            title=Middle
+            [CHAPTER]
+            TIMEBASE=1/1000
+            START=3000
+            END=4000
+            title=End
+
+            """.utf8).write(to: URL(fileURLWithPath: metadata))
+        guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4", "-i", metadata,
+                                            "-map", "0:v", "-map_chapters", "1", "-c:v", "libx264", "-g", "25", source]), made.code == 0 else {
+            throw unavailable("ffmpeg cannot make \(source)")
+        }
+        func chapterList(_ path: String) throws -> String {
+            let result = try XCTUnwrap(runTool("exiftool", ["-s3", "-UserData:ChapterList", path]), "exiftool is installed")
+            return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        XCTAssertEqual(try chapterList(source), "[0:00:00.000] Intro, [0:00:01.500] Middle, [0:00:03.000] End", "ffmpeg wrote a chpl")
+
+        let trimmed = folder.path("trimmed.mp4")
+        let trim = runCLI(["trim", source, trimmed, "--start", "1", "--end", "3"])
+        XCTAssertEqual(trim.code, 0, trim.error)
+        XCTAssertEqual(try chapterList(trimmed), "[0:00:00.000] Intro, [0:00:00.500] Middle")
+        XCTAssertTrue((trim.out + trim.error).contains("moov/udta/chpl: 2 of 3 chapters fall in the cut"), trim.out + trim.error)
+
+        let pieces = folder.path("pieces")
+        let split = runCLI(["split", source, "--out-dir", pieces, "--at", "1", "--at", "3.2"])
+        XCTAssertEqual(split.code, 0, split.error)
+        let expected = ["[0:00:00.000] Intro", "[0:00:00.000] Intro, [0:00:00.500] Middle, [0:00:02.000] End", "[0:00:00.000] End"]
+        for (number, list) in expected.enumerated() {
+            XCTAssertEqual(try chapterList(Trim.piecePath(input: source, folder: pieces, number: number + 1, of: 3)), list, "piece \(number + 1)")
+        }
+    }
+
     func testRealRecordingSplitAtPointsAndEvery() throws {
         let source = try RealFixtures.require(RealFixtures.iphone)
         let folder = TemporaryFolder()

@@ -190,6 +190,7 @@ public enum Trim {
                                      tracks: outputs, options: options)
             writer.notes = MovieWriter.droppedIndexNotes(movie.boxes)
             let longest = outputs.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
+            var chapterNotes: [String] = []
             try writer.moovTemplate.modifyChildren { children in
                 for index in children.indices where children[index].type == "mvhd" {
                     children[index] = try children[index].reencoded(MovieHeaderBox.self) { mvhd in
@@ -202,7 +203,16 @@ public enum Trim {
                 }
                 // A fragmented source's mvex describes fragments the output does not have.
                 children.removeAll { $0.type == "mvex" }
+                for index in children.indices where children[index].type == "udta" {
+                    let units = ChapterListBox.unitsPerSecond
+                    children[index].modifyChildren { udta in
+                        chapterNotes += Trim.cutChapterLists(&udta, start: TimeScale.convert(start, from: clock.scale, to: units, rounding: .down),
+                                                             end: TimeScale.convert(end, from: clock.scale, to: units, rounding: .down),
+                                                             untouched: start == 0 && end == movieEnd)
+                    }
+                }
             }
+            writer.notes += chapterNotes
             return Plan(movieTimescale: clock.scale, start: start, end: end, tracks: cuts, writer: writer)
         }
     }
@@ -729,5 +739,38 @@ extension DefragmentedTiming {
         self.mediaDuration = mediaDuration
         self.trackDuration = trackDuration
         self.edits = edits
+    }
+}
+
+extension Trim {
+    /// Nero chapter lists (`moov/udta/chpl`) moved onto a cut `[start, end)` (100 ns units on the source timeline):
+    /// copied as they were, their times would name chapters past the cut's end or shifted by its start (ffprobe listed
+    /// "End" at 3 s in a 2 s piece). One that cannot be read is dropped rather than passed on wrong. Returns the notes.
+    static func cutChapterLists(_ udta: inout [Box], start: UInt64, end: UInt64, untouched: Bool) -> [String] {
+        guard !untouched else { return [] }
+        var notes: [String] = []
+        var index = 0
+        while index < udta.count {
+            guard udta[index].type == "chpl" else { index += 1; continue }
+            let box = udta[index]
+            do {
+                var list = try ChapterListBox(box: box, path: "moov/udta/chpl")
+                let before = list.chapters.count
+                list.chapters = list.cut(start: start, end: end)
+                if list.chapters.isEmpty {
+                    udta.remove(at: index)
+                    notes.append("dropped moov/udta/chpl: none of its \(before) chapters falls in the cut")
+                    continue
+                }
+                udta[index] = Box(type: "chpl", bytes: try list.encoded())
+                notes.append("moov/udta/chpl: \(list.chapters.count) of \(before) chapters fall in the cut, timed from its start")
+            } catch {
+                udta.remove(at: index)
+                notes.append("dropped moov/udta/chpl at byte \(box.offset): its chapter list cannot be read (\(error)), so it cannot be moved onto the cut")
+                continue
+            }
+            index += 1
+        }
+        return notes
     }
 }

@@ -14,7 +14,7 @@ public enum BoxRegistry {
         TrackFragmentHeaderBox.self, TrackFragmentDecodeTimeBox.self, TrackRunBox.self, SegmentIndexBox.self,
         TrackFragmentRandomAccessBox.self, MovieFragmentRandomAccessOffsetBox.self,
         StereoViewInformationBox.self, HeroEyeBox.self, StereoBaselineBox.self, ProjectionInformationBox.self,
-        HorizontalFieldOfViewBox.self,
+        HorizontalFieldOfViewBox.self, ChapterListBox.self,
     ]
 
     static let byType: [FourCC: any BoxView.Type] = {
