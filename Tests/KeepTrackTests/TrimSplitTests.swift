@@ -27,31 +27,20 @@ final class TrimSplitTests: XCTestCase {
         XCTAssertEqual(frames, try TrimProof.frameHashes(source), "the pieces present every source frame once, in order", file: file, line: line)
     }
 
+    /// An FFMETADATA file with chapters Intro 0-1.5 s, Middle 1.5-3 s and End 3-4 s, for ffmpeg's -map_chapters.
+    static func writeThreeChapters(to path: String) throws {
+        let chapters = [("Intro", 0, 1500), ("Middle", 1500, 3000), ("End", 3000, 4000)]
+        let text = ";FFMETADATA1\n" + chapters.map { "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\($0.1)\nEND=\($0.2)\ntitle=\($0.0)\n" }.joined()
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
     /// A Nero chapter list (moov/udta/chpl, which ffmpeg writes into MP4) follows the cut: a trim and every split piece
     /// list the chapters that fall in them, timed from their start, as exiftool reads them (copied unchanged, a 2 s
     /// trim listed "End" at 3 s).
     func testNeroChapterListsFollowTheCut() throws {
         let folder = TemporaryFolder()
         let metadata = folder.path("chapters.txt"), source = folder.path("chapters.mp4")
-        try Data("""
-            ;FFMETADATA1
-            [CHAPTER]
-            TIMEBASE=1/1000
-            START=0
-            END=1500
-            title=Intro
-            [CHAPTER]
-            TIMEBASE=1/1000
-            START=1500
-            END=3000
-            title=Middle
-            [CHAPTER]
-            TIMEBASE=1/1000
-            START=3000
-            END=4000
-            title=End
-
-            """.utf8).write(to: URL(fileURLWithPath: metadata))
+        try Self.writeThreeChapters(to: metadata)
         guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=4", "-i", metadata,
                                             "-map", "0:v", "-map_chapters", "1", "-c:v", "libx264", "-g", "25", source]), made.code == 0 else {
             throw unavailable("ffmpeg cannot make \(source)")
@@ -75,6 +64,57 @@ final class TrimSplitTests: XCTestCase {
         for (number, list) in expected.enumerated() {
             XCTAssertEqual(try chapterList(Trim.piecePath(input: source, folder: pieces, number: number + 1, of: 3)), list, "piece \(number + 1)")
         }
+    }
+
+    /// Text is cut in its samples (the cue playing at the cut starts at 0, shortened), not only through the edit list,
+    /// which ffprobe, mediainfo and GStreamer do not apply to text: a QuickTime chapter track and mov_text subtitles
+    /// in a trim read as the source's from the cut; split pieces joined back give the source's chapters, each once.
+    func testTextIsCutInItsSamplesAndJoinsBack() throws {
+        let folder = TemporaryFolder()
+        let metadata = folder.path("chapters.txt"), subtitles = folder.path("cues.srt"), source = folder.path("text.mov")
+        try Self.writeThreeChapters(to: metadata)
+        try Data("1\n00:00:00,200 --> 00:00:01,300\nfirst line\n\n2\n00:00:01,600 --> 00:00:02,700\nsecond line\n\n".utf8)
+            .write(to: URL(fileURLWithPath: subtitles))
+        guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30000/1001:duration=4",
+                                            "-i", metadata, "-i", subtitles, "-map", "0:v", "-map", "2:s", "-map_chapters", "1",
+                                            "-c:v", "libx264", "-g", "30", "-c:s", "mov_text", source]), made.code == 0 else {
+            throw unavailable("ffmpeg cannot make \(source)")
+        }
+        func chapters(_ path: String) throws -> [String] {
+            let result = try XCTUnwrap(runTool("ffprobe", ["-v", "error", "-show_chapters", "-show_entries", "chapter=start_time,end_time:chapter_tags=title",
+                                                           "-of", "csv=p=0", path]))
+            return result.out.split(separator: "\n").map(String.init)
+        }
+        func cues(_ path: String) throws -> String {
+            try XCTUnwrap(runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:s:0", "-f", "srt", "-"])).out
+        }
+        XCTAssertEqual(try chapters(source), ["0.000000,1.500000,Intro", "1.500000,3.000000,Middle", "3.000000,4.000000,End"], "ffmpeg's chapter track")
+
+        let trimmed = folder.path("trimmed.mov")
+        let trim = runCLI(["trim", source, trimmed, "--start", "1", "--end", "3"])
+        XCTAssertEqual(trim.code, 0, trim.error)
+        let plan = try Trim.plan(Movie.open(path: source), Trim.Request(start: 1, end: 3))
+        let start = plan.startSeconds
+        // The cut snaps to the frames shown at 1 s and 3 s; the chapter track counts milliseconds (rounded down).
+        let (first, last) = (Int((plan.startSeconds * 1000).rounded(.down)), Int((plan.endSeconds * 1000).rounded(.down)))
+        let ms = { (value: Int) in String(format: "%.6f", Double(value - first) / 1000) }
+        XCTAssertEqual(try chapters(trimmed), ["0.000000,\(ms(1500)),Intro", "\(ms(1500)),\(ms(last)),Middle"], "the chapter track from the cut")
+        func milliseconds(_ seconds: Double) -> String {
+            let total = Int((seconds * 1000).rounded())
+            return String(format: "00:00:%02d,%03d", total / 1000, total % 1000)
+        }
+        XCTAssertEqual(try cues(trimmed), "1\n00:00:00,000 --> \(milliseconds(1.3 - start))\nfirst line\n\n2\n\(milliseconds(1.6 - start)) --> \(milliseconds(2.7 - start))\nsecond line\n\n",
+                       "subtitles from the cut")
+
+        let pieces = folder.path("pieces"), joined = folder.path("joined.mov")
+        XCTAssertEqual(runCLI(["split", source, "--out-dir", pieces, "--at", "1.5", "--at", "2.5"]).code, 0)
+        let join = runCLI(["join"] + (1...3).map { Trim.piecePath(input: source, folder: pieces, number: $0, of: 3) } + [joined])
+        XCTAssertEqual(join.code, 0, join.error)
+        XCTAssertEqual(try chapters(joined), try chapters(source), "joined pieces: the source's chapters, each once")
+        XCTAssertEqual(try cues(joined), try cues(source), "joined pieces: the source's subtitles")
+        let text = try Movie.open(path: joined).tracks.filter { $0.kind == .text }
+        XCTAssertEqual(text.count, 2)
+        XCTAssertEqual(text.map { $0.editList?.entries.count ?? 0 }, [1, 1], "one edit per text track")
     }
 
     func testRealRecordingSplitAtPointsAndEvery() throws {

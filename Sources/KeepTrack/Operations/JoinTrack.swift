@@ -20,6 +20,8 @@ extension Join {
         var skipDuration: UInt64 { timeline.durations.prefix(skip).reduce(0, +) }
         /// The last sample's duration in the joined track when it differs from the clip's (see `fullLastDuration`).
         var lastDuration: UInt64?
+        /// Its last edit runs on to the clip's end, past its media by under a unit (`mergeCuesAcrossCuts`).
+        var presentsToClipEnd = false
         /// Media time of every sample in the joined track (the skipped ones included).
         var totalDuration: UInt64 {
             guard let last = timeline.durations.last else { return 0 }
@@ -102,17 +104,19 @@ extension Join {
         for index in parts.indices.dropLast() where parts[index].timeline.decodeTimes.count > parts[index].skip {
             parts[index].lastDuration = fullLastDuration(parts[index])
         }
+        if first.kind == .text { try mergeCuesAcrossCuts(&parts, clock: clock, lengths: lengths) }
         for (index, part) in parts.enumerated() {
             // The skipped samples are the joined track's last ones: this clip's media starts that much earlier.
             mediaBase -= part.skipDuration
             builder.append(part, dependencies: dependencies(part))
-            for edit in part.edits {
+            for (number, edit) in part.edits.enumerated() {
                 if edit.mediaTime < 0 { edits.empty(edit.segmentDuration); continue }
                 let (mediaTime, overflow) = Int64(mediaBase).addingReportingOverflow(edit.mediaTime)
                 guard !overflow else { throw KeepTrackError.unsupported("\(part.track.path)/edts/elst: a media time past 2^63") }
-                edits.present(mediaTime: mediaTime, duration: edit.segmentDuration)
+                let last = number == part.edits.count - 1 && part.presentsToClipEnd && lengths[index] > part.presentedEnd
+                edits.present(mediaTime: mediaTime, duration: edit.segmentDuration + (last ? lengths[index] - part.presentedEnd : 0))
             }
-            if index < parts.count - 1, lengths[index] > part.presentedEnd { edits.empty(lengths[index] - part.presentedEnd) }
+            if index < parts.count - 1, lengths[index] > part.presentedEnd, !part.presentsToClipEnd { edits.empty(lengths[index] - part.presentedEnd) }
             mediaBase += part.totalDuration
         }
         let table = builder.table()
@@ -132,6 +136,40 @@ extension Join {
         output.joinedParts = parts.map { OutputTrack.JoinedPart(file: $0.file, trackID: $0.track.id, descriptionIndexes: $0.descriptionIndexes, skip: $0.skip,
                                                                  lastDuration: $0.lastDuration.map { UInt32(truncatingIfNeeded: $0) }) }
         return (output, edits.entries)
+    }
+
+    /// Text cut by `trim`/`split` ends each piece inside the cue playing at the cut, and the next piece opens with the
+    /// rest of it (the same sample, shortened). Joined as two samples, ffprobe listed that chapter twice (Intro
+    /// 0-1.469 s and 1.469-1.501 s). Where a clip's text ends where its clip does and the next clip's text starts
+    /// at its start with the same sample (bytes and description), the two are one sample lasting both.
+    static func mergeCuesAcrossCuts(_ parts: inout [Part], clock: Trim.Clock, lengths: [UInt64]) throws {
+        let mediaScale = UInt64(parts[0].track.mediaHeader.timescale), clockScale = UInt64(clock.scale)
+        for index in parts.indices.dropFirst() {
+            let previous = parts[index - 1], next = parts[index]
+            let count = previous.timeline.decodeTimes.count
+            guard next.skip == 0, !next.timeline.durations.isEmpty, count > previous.skip, mediaScale > 0,
+                  previous.edits.count == 1, let edit = previous.edits.first, edit.mediaTime >= 0,
+                  // The clip lasts what its text presents, or under one media unit more (its media ends on a whole unit).
+                  lengths[index - 1] >= previous.presentedEnd,
+                  (lengths[index - 1] - previous.presentedEnd) * mediaScale < clockScale,
+                  let opening = next.edits.first, opening.mediaTime == 0 else { continue }
+            // The previous clip's text plays to the end of its media (within one media unit).
+            let (scaled, overflow) = edit.segmentDuration.multipliedReportingOverflow(by: mediaScale)
+            guard !overflow else { continue }
+            let presentedEnd = UInt64(edit.mediaTime) + scaled / clockScale
+            let mediaEnd = previous.totalDuration
+            guard presentedEnd == mediaEnd || (scaled % clockScale != 0 && presentedEnd + 1 == mediaEnd) else { continue }
+            let a = facts(previous, (count - 1)..<count)[0], b = facts(next, 0..<1)[0]
+            guard a.size == b.size, a.description == b.description, a.compositionOffset == 0, b.compositionOffset == 0,
+                  try previous.file.read(at: previous.timeline.offsets[count - 1], count: Int(a.size))
+                      == next.file.read(at: next.timeline.offsets[0], count: Int(b.size)) else { continue }
+            let last = previous.lastDuration ?? previous.timeline.durations[count - 1]
+            let (sum, tooLong) = last.addingReportingOverflow(next.timeline.durations[0])
+            guard !tooLong, sum <= UInt64(UInt32.max) else { continue }
+            parts[index - 1].lastDuration = sum
+            parts[index - 1].presentsToClipEnd = true
+            parts[index].skip = 1
+        }
     }
 
     /// One sdtp byte per sample of the part, or none.

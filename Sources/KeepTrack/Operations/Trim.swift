@@ -505,6 +505,7 @@ public enum Trim {
             var edits: [EditListBox.Entry] = []
             var range = 0..<0
             var leading = 0
+            var durationOverrides: [Int: UInt64] = [:]
             if from < to, !decodeTimes.isEmpty {
                 let (first, last, earliest) = presentedSpan(start: from, end: to)
                 // Video whose first frame comes after `from` (no edit list and B-frame offsets): the gap
@@ -539,6 +540,12 @@ public enum Trim {
                     var presented = EditListBox.Entry()
                     presented.mediaTime = presentedMedia - Int64(bitPattern: decodeTimes[begin])
                     presented.segmentDuration = to - from
+                    // Both ends rounded down to a media unit, as the start is: consecutive pieces' cues then tile the
+                    // source's exactly (a piece's end is the next one's start), and joined they last what they did.
+                    if let retimed = textSpans(range, from: presentedMedia, to: mediaTime(atMovie: to)) {
+                        durationOverrides = retimed
+                        presented.mediaTime = 0
+                    }
                     edits.append(presented)
                 }
             }
@@ -549,10 +556,10 @@ public enum Trim {
                 shift = -presented.mediaTime
                 edits[edits.count - 1].mediaTime = 0
             }
-            let table = makeTable(range, shift: shift)
+            let table = makeTable(range, shift: shift, durationOverrides: durationOverrides)
             var trak = try track.trakWithFragmentGroupsMerged()
             try sliceSampleGroups(&trak, range: range)
-            let mediaDuration = range.isEmpty ? 0 : decodeTimes[range.upperBound - 1] + durations[range.upperBound - 1] - decodeTimes[range.lowerBound]
+            let mediaDuration = range.reduce(UInt64(0)) { $0 + (durationOverrides[$1] ?? durations[$1]) }
             let timing = DefragmentedTiming(mediaDuration: mediaDuration,
                                             trackDuration: edits.reduce(0) { $0 + $1.segmentDuration },
                                             edits: edits.isEmpty ? nil : edits)
@@ -563,7 +570,28 @@ public enum Trim {
 
         /// The kept samples as a table, their byte offsets in the source file; chunks follow the
         /// source's (the writer lays them out anew).
-        func makeTable(_ range: Range<Int>, shift: Int64) -> SampleTable {
+        /// Text (subtitles, a chapter track): each sample is a cue that lasts its duration, so the cut is made in the
+        /// samples, not only in the edit list: the first kept cue starts at the cut (its duration shortened by what
+        /// lies before it), the last ends at the cut's end, and the media starts where the cut does. Cut through the
+        /// edit list alone, ffprobe listed the chapter playing at the cut at -1.5 s, mediainfo listed no chapters,
+        /// and ffmpeg and GStreamer showed subtitles 0.3 s early. nil (the edit list does it) for other tracks,
+        /// for text with composition offsets, and where a cue would be left with no time.
+        func textSpans(_ range: Range<Int>, from start: Int64, to end: Int64) -> [Int: UInt64]? {
+            guard track.kind == .text, !range.isEmpty, end > start,
+                  range.allSatisfy({ compositionOffsets[$0] == 0 }) else { return nil }
+            var result: [Int: UInt64] = [:]
+            for index in [range.lowerBound, range.upperBound - 1] {
+                let begin = Int64(bitPattern: decodeTimes[index]), finish = begin &+ Int64(bitPattern: durations[index])
+                let kept = min(finish, end) - max(begin, start)
+                guard kept > 0 else { return nil }
+                if UInt64(kept) != durations[index] { result[index] = UInt64(kept) }
+            }
+            // The first cue must hold the cut's start: otherwise the edit list's offset is not what is cut off.
+            guard Int64(bitPattern: decodeTimes[range.lowerBound]) <= start else { return nil }
+            return result
+        }
+
+        func makeTable(_ range: Range<Int>, shift: Int64, durationOverrides: [Int: UInt64] = [:]) -> SampleTable {
             var stts: [UInt32] = [], ctts: [UInt32] = [], sync: [UInt32] = []
             var chunkOffsets: [UInt64] = [], stsc: [UInt32] = []
             var sizesOut: [UInt32] = []
@@ -583,7 +611,7 @@ public enum Trim {
             }
             let hasComposition = !track.sampleTable.compositionOffsets.isEmpty || shift != 0
             for index in range {
-                let delta = UInt32(truncatingIfNeeded: durations[index])
+                let delta = UInt32(truncatingIfNeeded: durationOverrides[index] ?? durations[index])
                 if stts.count >= 2, stts[stts.count - 1] == delta { stts[stts.count - 2] += 1 } else { stts += [1, delta] }
                 if hasComposition {
                     let value = UInt32(truncatingIfNeeded: compositionOffsets[index] + shift)

@@ -39,8 +39,10 @@ enum TrimCommand {
     iPhone's implicit 2112-frame priming convention is kept, no roll group added; APAC: its prol pre-roll
     and sync samples) and its edit presents from the exact audio sample. The movie time scale is raised
     to a multiple of every track's (the iPhone's 600 with 48000 and 10000 becomes 240000) and every edit
-    is rewritten in it. Timed metadata (mebx), text and chapter tracks are cut to the range (a sample
-    spanning it keeps covering it); sample groups (sbgp), sync tables, sdtp and stps are cut with the
+    is rewritten in it. Timed metadata (mebx) is cut to the range (a sample spanning it keeps covering it);
+    text and chapter tracks are cut in their samples (the cue playing at the start begins at 0, the last ends
+    at the end: players do not apply edit lists to text), a Nero chapter list (udta/chpl) is timed from the
+    start; sample groups (sbgp), sync tables, sdtp and stps are cut with the
     samples; flags, alternate groups, tref/fall, sample entries (apac with dapa), metadata and brands stay.
     Only the kept samples' bytes are read and copied (copy_file_range); OUT is atomic like every output.
     Exit status: 0 written, 64 usage (a range outside the movie names its duration), 65 malformed or a
