@@ -224,8 +224,18 @@ final class GroupOperationTests: XCTestCase {
         let folder = TemporaryFolder()
         let source = try writeVariant("iphone", in: folder)
         // Both audio tracks say "und": an unknown language changes nothing, "und" narrows to both.
-        XCTAssertEqual(runCLI(["select", source, folder.path("a.mov"), "--prefer", "spatial", "--language", "fra"]).code, 0)
+        let unmatched = runCLI(["select", source, folder.path("a.mov"), "--prefer", "spatial", "--language", "fra"])
+        XCTAssertEqual(unmatched.code, 0)
         XCTAssertEqual(try Movie.open(path: folder.path("a.mov")).tracks.filter { $0.kind == .audio }.map(\.id), [spatial])
+        XCTAssertTrue(unmatched.out.contains("not selected (preferring spatial)"), "no track is in French: the preference chose\n\(unmatched.out)")
+        // A language that matches is named as what chose (ffmpeg groups its English and French AAC tracks).
+        let languages = folder.path("languages.mp4")
+        guard let made = runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "sine=duration=1", "-f", "lavfi", "-i", "sine=frequency=600:duration=1",
+                                            "-map", "0", "-map", "1", "-c:a", "aac", "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
+                                            languages]), made.code == 0 else { throw unavailable("ffmpeg cannot make \(languages)") }
+        let matched = runCLI(["select", languages, folder.path("b.mp4"), "--language", "fra"])
+        XCTAssertEqual(matched.code, 0, matched.error)
+        XCTAssertTrue(matched.out.contains("removed track 1 (audio mp4a): not selected (language fra, then preferring enabled)"), matched.out)
         let movie = try Movie.open(path: source)
         let group = try XCTUnwrap(movie.alternateGroups.first).tracks
         XCTAssertEqual(SelectTracks.choose(from: group, prefer: .stereo, language: "und")?.id, stereo)

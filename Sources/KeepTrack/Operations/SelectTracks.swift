@@ -39,7 +39,10 @@ public enum SelectTracks {
             kept.append(chosen.id)
             dropped.formUnion(group.tracks.map(\.id).filter { $0 != chosen.id })
         }
-        if !dropped.isEmpty { try edit.removeTracks(dropped, reason: "not selected (preferring \(prefer.rawValue))") }
+        // The reason names what chose: a language that matched narrows before the preference does.
+        let matched = language.map { code in movie.alternateGroups.contains { $0.tracks.contains { $0.language?.lowercased() == code.lowercased() } } } ?? false
+        let basis = matched ? "language \(language ?? ""), then preferring \(prefer.rawValue)" : "preferring \(prefer.rawValue)"
+        if !dropped.isEmpty { try edit.removeTracks(dropped, reason: "not selected (\(basis))") }
         for id in kept {
             try edit.setEnabled(id, true)
             try edit.setAlternateGroup(id, 0)
