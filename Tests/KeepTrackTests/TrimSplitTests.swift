@@ -64,6 +64,11 @@ final class TrimSplitTests: XCTestCase {
         for (number, list) in expected.enumerated() {
             XCTAssertEqual(try chapterList(Trim.piecePath(input: source, folder: pieces, number: number + 1, of: 3)), list, "piece \(number + 1)")
         }
+        // Joined back, the list is the source's again (the first piece's alone before), each chapter once.
+        let joined = folder.path("joined.mp4")
+        let join = runCLI(["join"] + (1...3).map { Trim.piecePath(input: source, folder: pieces, number: $0, of: 3) } + [joined])
+        XCTAssertEqual(join.code, 0, join.error)
+        XCTAssertEqual(try chapterList(joined), try chapterList(source), "joined pieces: the source's chapter list")
     }
 
     /// Text is cut in its samples (the cue playing at the cut starts at 0, shortened), not only through the edit list,

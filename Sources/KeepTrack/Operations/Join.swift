@@ -101,6 +101,7 @@ public enum Join {
             let chapter = try chapterTrack(names: names, lengths: lengths, clock: clock, writer: &writer)
             summaries.append(chapter)
         }
+        writer.notes += joinChapterLists(movies, starts: starts, clock: clock, names: options.chapters ? names : nil, writer: &writer)
         try setMovieHeader(&writer, clock: clock, sourceScale: metadata.header.timescale)
         return Plan(movieTimescale: clock.scale, clipStarts: starts, clipLengths: lengths, tracks: summaries, writer: writer)
     }

@@ -91,3 +91,51 @@ extension Join {
         return Box(type: "trak", children: [tkhd, Box(type: "mdia", children: [mdhd, hdlr, minf])])
     }
 }
+
+/// The Nero chapter list (`moov/udta/chpl`) of the movie whose metadata the join keeps, rewritten for the joined
+/// movie: every clip's chapters at its start on the joined timeline (a chapter opening a clip at 0 with the title
+/// of the one playing before is a chapter `split` cut in two: kept once), or with `--chapters` one per clip,
+/// named as the chapter track names them. Kept as it was, it listed the first clip's chapters alone.
+extension Join {
+    static func joinChapterLists(_ movies: [Movie], starts: [UInt64], clock: Trim.Clock, names: [String]?, writer: inout MovieWriter) -> [String] {
+        guard let udta = writer.moovTemplate.first("udta"), udta.first("chpl") != nil else { return [] }
+        let units = ChapterListBox.unitsPerSecond
+        var joined: [ChapterListBox.Chapter] = []
+        var unreadable: [String] = []
+        for (index, movie) in movies.enumerated() {
+            let offset = TimeScale.convert(starts[index], from: clock.scale, to: units, rounding: .down)
+            if let names {
+                joined.append(.init(start: offset, title: Array(names[index].utf8.prefix(255))))
+                continue
+            }
+            guard let box = movie.moov.first("udta")?.first("chpl") else { continue }
+            guard let list = try? ChapterListBox(box: box, path: "moov/udta/chpl") else { unreadable.append("clip \(index + 1)"); continue }
+            for chapter in list.chapters.sorted(by: { $0.start < $1.start }) {
+                let (start, overflow) = offset.addingReportingOverflow(chapter.start)
+                guard !overflow else { continue }
+                if chapter.start == 0, index > 0, joined.last?.title == chapter.title { continue }
+                joined.append(.init(start: start, title: chapter.title))
+            }
+        }
+        var notes: [String] = []
+        writer.moovTemplate.modifyChildren { children in
+            guard let at = children.firstIndex(where: { $0.type == "udta" }) else { return }
+            children[at].modifyChildren { boxes in
+                guard let position = boxes.firstIndex(where: { $0.type == "chpl" }) else { return }
+                var list = (try? ChapterListBox(box: boxes[position])) ?? ChapterListBox()
+                list.chapters = joined
+                if !unreadable.isEmpty || joined.isEmpty || joined.count > 255 {
+                    boxes.remove(at: position)
+                    let why = !unreadable.isEmpty ? "the chapter list of \(unreadable.joined(separator: ", ")) cannot be read"
+                        : joined.isEmpty ? "no clip has chapters in it" : "the clips have \(joined.count) chapters, a chpl holds 255"
+                    notes.append("dropped moov/udta/chpl: \(why)")
+                    return
+                }
+                guard let bytes = try? list.encoded() else { boxes.remove(at: position); notes.append("dropped moov/udta/chpl: it cannot be written"); return }
+                boxes[position] = Box(type: "chpl", bytes: bytes)
+                notes.append("moov/udta/chpl: \(joined.count) chapters \(names == nil ? "from the clips" : "named after the clips"), timed on the joined movie")
+            }
+        }
+        return notes
+    }
+}
