@@ -45,8 +45,10 @@ public struct TrackPacketReader: IteratorProtocol {
         }
         guard let sample = samples.next() else { return nil }
         let bytes = try source.read(at: sample.offset, count: Int(sample.size))
-        let decode = Int64(sample.decodeTime)
+        guard let decode = Int64(exactly: sample.decodeTime), case let (presentation, false) = decode.addingReportingOverflow(sample.compositionOffset) else {
+            throw KeepTrackError.malformed(path: "stts", offset: sample.offset, reason: "sample \(sample.index + 1)'s decode time \(sample.decodeTime) does not fit a signed 64-bit time")
+        }
         return Packet(index: sample.index, offset: sample.offset, bytes: bytes, decodeTime: decode,
-                      presentationTime: decode + sample.compositionOffset, isSync: sample.isSync)
+                      presentationTime: presentation, isSync: sample.isSync)
     }
 }

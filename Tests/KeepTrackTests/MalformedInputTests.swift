@@ -272,3 +272,83 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertEqual(track.audio?.sampleRate, 48000)
     }
 }
+
+/// Damage an independent sweep found mishandled (2026-12-05): each case copies a wild file, damages it as the sweep did
+/// and checks what every command then does.
+final class SweptDamageTests: XCTestCase {
+    func damaged(_ name: String, in folder: TemporaryFolder, _ change: (inout [UInt8]) -> Void) throws -> String {
+        let source = try RealFixtures.require(RealFixtures.folder.appendingPathComponent(name.hasPrefix("footage/") ? name : "wild/" + name).path)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+        change(&bytes)
+        let path = folder.path("damaged-" + (name as NSString).lastPathComponent)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A first tfdt of 2^64 - 1: transcode died of SIGILL (a decode time converted to Int64), inspect printed a
+    /// duration of 204963823041218 s. Now every command refuses it, naming the box and its offset.
+    func testDecodeTimePast2To62IsRefused() throws {
+        let folder = TemporaryFolder()
+        let path = try damaged("abema-go-mp4/sample_fragmented.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[1291..<1295], as: UTF8.self), "tfdt", "the first tfdt is at byte 1287")
+            for index in 1299..<1307 { bytes[index] = 0xFF }
+        }
+        for arguments in [["inspect", path], ["remux", path, folder.path("r.mp4")], ["transcode", path, folder.path("t.mp4"), "--preset", "ultrafast"]] {
+            let result = runCLI(arguments)
+            XCTAssertEqual(result.code, 65, "\(arguments[0]): \(result.error)")
+            XCTAssertTrue(result.error.contains("tfdt at byte 1287"), "\(arguments[0]): \(result.error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("t.mp4")))
+    }
+
+    /// Cut one byte before its first mdat ends, the fragmented movie's only whole video samples come after the tracks'
+    /// common end: salvage wrote a movie of no sample and exited 0. Now 65, nothing written.
+    func testSalvageOfNothingShownIsRefused() throws {
+        let folder = TemporaryFolder()
+        let path = try damaged("abema-go-mp4/sample_fragmented.mp4", in: folder) { bytes in bytes = Array(bytes.prefix(2416)) }
+        let output = folder.path("salvaged.mp4")
+        let result = runCLI(["salvage", path, output])
+        XCTAssertEqual(result.code, 65, result.out + result.error)
+        XCTAssertTrue(result.error.contains("nothing to salvage"), result.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
+    /// A last moov of size 0 ("to the end of the file") is valid; written first, it swallowed the media data after
+    /// it, the read-back found no mdat and every writing command exited 74. ffprobe reads every packet of the output.
+    func testMovieBoxRunningToTheEndIsWrittenWithItsSize() throws {
+        let folder = TemporaryFolder()
+        let path = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[331289..<331293], as: UTF8.self), "moov", "moov is the last box, at byte 331285")
+            for index in 331285..<331289 { bytes[index] = 0 }
+        }
+        let counts = { (file: String) in try FFprobe.probe(file).streams.map(\.packets.count) }
+        XCTAssertEqual(try counts(path), [56, 220], "ffprobe reads the damaged movie whole")
+        for (command, extra) in [("remux", [String]()), ("trim", ["--start", "0", "--end", "4"])] {
+            let output = folder.path("\(command).mp4")
+            let result = runCLI([command, path, output] + extra)
+            XCTAssertEqual(result.code, 0, "\(command): \(result.error)")
+            XCTAssertEqual(try counts(output).reduce(0, +) > 200, true, command)
+        }
+        XCTAssertEqual(try counts(folder.path("remux.mp4")), [56, 220])
+    }
+
+    /// mvhd's time scale set to 0: the edits' durations were read at the fallback scale (48000), so a 4.667 s edit
+    /// lasted 0.097 s, and the remux showed 6 of 220 audio packets. Each edit now presents its media to the end of its
+    /// samples, as ffprobe plays the damaged file: the output lasts what the undamaged movie lasts.
+    func testUnknownMovieTimeScaleKeepsTheEditsWhole() throws {
+        let folder = TemporaryFolder()
+        let original = try RealFixtures.require(RealFixtures.folder.appendingPathComponent("footage/two_people_apart.mp4").path)
+        let path = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            guard let at = (0..<(bytes.count - 4)).first(where: { bytes[$0..<($0 + 4)].elementsEqual("mvhd".utf8) }) else { return XCTFail("no mvhd") }
+            let scale = at + 4 + 4 + (bytes[at + 4] == 1 ? 16 : 8)
+            for index in scale..<(scale + 4) { bytes[index] = 0 }
+        }
+        let output = folder.path("remux.mp4")
+        let result = runCLI(["remux", path, output])
+        XCTAssertEqual(result.code, 0, result.error)
+        let durations = { (file: String) in try FFprobe.probe(file, packets: false).streams.map { $0.duration ?? -1 } }
+        let expected = try durations(original)
+        XCTAssertEqual(expected.count, 2)
+        for (got, want) in zip(try durations(output), expected) { XCTAssertEqual(got, want, accuracy: 0.001, "stream durations as in the undamaged movie") }
+    }
+}

@@ -93,6 +93,7 @@ enum FragmentReader {
                                                            sizelessSamples: &sizelessSamples)
             }
         }
+        if let damage = builders.lazy.compactMap({ $0?.firstDecodeTimeTooLarge }).first { throw damage }
         for index in tracks.indices {
             guard let builder = builders[index] else {
                 // A track no fragment names keeps its stbl; a movie with mvex still records its defaults.
@@ -164,6 +165,8 @@ struct FragmentTableBuilder {
     let base: SampleTable
     let track: Track
     var summary: TrackFragments
+    /// The first tfdt whose decode time is past 2^62 (`add`), thrown once every fragment is read.
+    var firstDecodeTimeTooLarge: KeepTrackError?
     var count: Int
     var sizes: [UInt32]
     var chunkOffsets: [UInt64]
@@ -228,6 +231,7 @@ struct FragmentTableBuilder {
         summary.trackFragmentCount += 1
         let defaults = summary.defaults
         let firstSample = count
+        var decodeTimeTooLarge: KeepTrackError?
         if summary.encryption == nil {
             let auxiliary = traf.children.filter { Self.isAuxiliaryInformation($0) }
             if let first = auxiliary.first {
@@ -245,6 +249,12 @@ struct FragmentTableBuilder {
         }
         if let tfdtBox = traf.first("tfdt") {
             let tfdt = try TrackFragmentDecodeTimeBox(box: tfdtBox, lazyPath: path + "/tfdt")
+            // 2^62 units is 1.6 million years at 90 kHz: a decode time past it is damage, and sums of it would overflow.
+            // Refused once every fragment is read, so the runs' own limits (samples claimed without data) come first.
+            if tfdt.baseMediaDecodeTime >= 1 << 62 {
+                decodeTimeTooLarge = .malformed(path: path + "/tfdt", offset: tfdtBox.offset,
+                    reason: "decode time \(tfdt.baseMediaDecodeTime) is past 2^62 media units (track \(track.id))")
+            }
             startNextSample(at: tfdt.baseMediaDecodeTime, path: path + "/tfdt")
         }
         let dataBase = tfhd.baseDataOffset ?? (tfhd.isDefaultBaseMoof ? moof.offset : (previousTrafEnd ?? moof.offset))
@@ -319,6 +329,7 @@ struct FragmentTableBuilder {
             startNextSample(at: endTime &+ UInt64(emptyDuration), path: path + "/tfhd")
         }
         account(children: traf, path: path, firstSample: firstSample)
+        if firstDecodeTimeTooLarge == nil { firstDecodeTimeTooLarge = decodeTimeTooLarge }
         return nextRunStart
     }
 

@@ -33,6 +33,38 @@ public struct Movie: Sendable {
         public var text: String { "\(path) at byte \(offset): \(message)" }
     }
 
+    /// With the movie time scale unknown (mvhd says 0), an edit's duration cannot be read: read at the fallback scale,
+    /// the 4.667 s edit of a 1000-unit movie lasted 0.097 s at 48000, and a remux kept 6 of 220 audio packets in view
+    /// where ffprobe plays all. One presented edit is read as presenting the media from its start time to the end of
+    /// its samples' presentation (what ffprobe plays), rewritten in the fallback scale; empty or several edits are refused.
+    static func editsInFallbackScale(_ trak: Box, scale: UInt32, presentationEnd: UInt64, mediaTimescale: UInt32, path: String) throws -> Box {
+        guard let elstBox = trak.find(["edts", "elst"]) else { return trak }
+        var elst = try EditListBox(box: elstBox, path: path + "/edts/elst")
+        guard !elst.entries.isEmpty else { return trak }
+        func refuse(_ reason: String) -> KeepTrackError {
+            .malformed(path: path + "/edts/elst", offset: elstBox.offset, reason: "the movie time scale is 0 (mvhd), so \(reason)")
+        }
+        guard elst.entries.count == 1, let edit = elst.entries.first, edit.mediaTime >= 0 else {
+            throw refuse("the durations of its \(elst.entries.count) edits cannot be read")
+        }
+        // Where the samples' presentation ends (composition offsets included), from the edit's start time. A track
+        // whose samples are all in fragments (none in moov) is read as before: its edit at the fallback scale.
+        guard presentationEnd > 0, mediaTimescale > 0 else { return trak }
+        guard presentationEnd > UInt64(edit.mediaTime) else { throw refuse("its edit starts at or after the end of the track's samples") }
+        let presented = TimeScale.convert(presentationEnd - UInt64(edit.mediaTime), from: mediaTimescale, to: scale, rounding: .up)
+        elst.entries[0].segmentDuration = presented
+        if presented > UInt64(UInt32.max) { elst.header.version = 1 }
+        var rewritten = trak
+        try rewritten.modifyChildren { children in
+            guard let edts = children.firstIndex(where: { $0.type == "edts" }) else { return }
+            try children[edts].modifyChildren { boxes in
+                guard let at = boxes.firstIndex(where: { $0.type == "elst" }) else { return }
+                boxes[at] = Box(type: "elst", bytes: try elst.encoded())
+            }
+        }
+        return rewritten
+    }
+
     /// The movie time scale used when mvhd is absent or says 0: the largest media time scale (so no
     /// track's media time rounds away), or 1000 when no track has one. Track durations then come
     /// from the samples, since tkhd's are in a scale nobody knows.
@@ -99,14 +131,21 @@ public struct Movie: Sendable {
             }
             header.timescale = Self.fallbackTimescale(mediaTimescales: scales)
             tolerated.append(Tolerance(kind: .movieTimescaleMissing, path: mvhdBox == nil ? "moov" : "moov/mvhd", offset: mvhdBox?.offset ?? moov.offset,
-                message: (mvhdBox == nil ? "movie has no mvhd" : "mvhd time scale is 0") + ": movie time read with a time scale of \(header.timescale) (the largest media time scale), durations from the samples"))
+                message: (mvhdBox == nil ? "movie has no mvhd" : "mvhd time scale is 0") + ": movie time read with a time scale of \(header.timescale) (the largest media time scale), durations from the samples, an edit presenting its media to the end"))
         }
         var tracks: [Track] = []
         var seen: Set<UInt32> = []
         let shortMediaData = BoxParser.shortMediaData(boxes, source: source)
         let lastMediaData = Truncation.lastMediaData(boxes, source: source)
         var cutTracks: [Int] = []
-        for (index, trak) in moov.all("trak").enumerated() {
+        for (index, sourceTrak) in moov.all("trak").enumerated() {
+            var trak = sourceTrak
+            if !timescaleKnown, sourceTrak.find(["edts", "elst"]) != nil {
+                let unedited = try Track(box: sourceTrak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
+                                         movieTimescaleKnown: false)
+                trak = try Self.editsInFallbackScale(sourceTrak, scale: header.timescale, presentationEnd: unedited.sampleTable.compositionEnd,
+                                                     mediaTimescale: unedited.mediaHeader.timescale, path: unedited.path)
+            }
             let track = try Track(box: trak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
                                   movieTimescaleKnown: timescaleKnown)
             guard track.id != 0 else {

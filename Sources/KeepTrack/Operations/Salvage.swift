@@ -60,6 +60,12 @@ public enum Salvage {
         let trim = try planner.plan(Trim.Request(start: 0, end: Double(end) / Double(planner.clock.scale)), options: options)
         var keptCounts: [UInt32: Int] = [:]
         for trackCut in trim.tracks { keptCounts[trackCut.trackID] = trackCut.samples.count }
+        // The common end can lie before every whole sample is shown (a missing first picture that B-frames before the
+        // end refer to): a movie of no audio or video sample is nothing salvaged, not a result.
+        guard trim.tracks.contains(where: { ($0.kind == .audio || $0.kind == .video) && !$0.samples.isEmpty }) else {
+            throw KeepTrackError.malformed(path: "mdat", offset: truncation.mediaDataOffset,
+                reason: "no whole audio or video sample is shown before the tracks' common end at \(Trim.format(seconds: trim.endSeconds)) s (\(truncation.trackLines.joined(separator: "; "))): nothing to salvage")
+        }
         let results = truncation.tracks.map { state in
             TrackResult(trackID: state.trackID, kind: state.kind, sourceSamples: state.totalSamples,
                         completeSamples: state.completeSamples, keptSamples: keptCounts[state.trackID] ?? 0,

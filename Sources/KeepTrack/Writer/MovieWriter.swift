@@ -170,6 +170,8 @@ public struct MovieWriter {
             traks.append(try rebuildLayout(of: track.trak, offsets: offsets[index], stsc: stscs[index], large: large))
         }
         var moov = moovTemplate
+        // A moov that ran to the end of the file (size 0) does not once media data may follow it: its real size.
+        if moov.headerForm == .toEnd { moov.headerForm = .compact }
         var inserted = false
         let writtenIDs = Set(traks.compactMap(Self.trackID))
         try moov.modifyChildren { children in
