@@ -351,4 +351,30 @@ final class SweptDamageTests: XCTestCase {
         XCTAssertEqual(expected.count, 2)
         for (got, want) in zip(try durations(output), expected) { XCTAssertEqual(got, want, accuracy: 0.001, "stream durations as in the undamaged movie") }
     }
+
+    /// A second ctts appended to a stbl that has one: keeptrack read the first, remux copied both and ffprobe could not
+    /// read the copy ("Cannot allocate memory"). Every table box is now refused when it comes twice, naming both.
+    func testASecondCopyOfATableIsRefused() throws {
+        let folder = TemporaryFolder()
+        let path = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            func find(_ type: String, from start: Int) -> Int {
+                (start..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual(type.utf8) }! - 4
+            }
+            let ancestors = ["moov", "trak", "mdia", "minf", "stbl"].reduce(into: [Int]()) { found, type in found.append(find(type, from: found.last ?? 0)) }
+            func size(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+            let ctts: [UInt8] = [0, 0, 0, 24] + Array("ctts".utf8) + [0, 0, 0, 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF]
+            let end = ancestors[4] + size(ancestors[4])
+            for at in ancestors {
+                let grown = size(at) + ctts.count
+                bytes.replaceSubrange(at..<(at + 4), with: [UInt8(grown >> 24 & 0xFF), UInt8(grown >> 16 & 0xFF), UInt8(grown >> 8 & 0xFF), UInt8(grown & 0xFF)])
+            }
+            bytes.insert(contentsOf: ctts, at: end)   // moov is last in this file: no chunk offset moves
+        }
+        for arguments in [["inspect", path], ["remux", path, folder.path("r.mp4")]] {
+            let result = runCLI(arguments)
+            XCTAssertEqual(result.code, 65, "\(arguments[0]): \(result.error)")
+            XCTAssertTrue(result.error.contains("is a second ctts in the sample table (the first at byte"), result.error)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("r.mp4")))
+    }
 }

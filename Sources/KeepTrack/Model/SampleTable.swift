@@ -64,6 +64,15 @@ public struct SampleTable: Sendable {
             return try V(box: box, path: path + "/" + fourCC.description)
         }
         let missing = { (name: String) in KeepTrackError.malformed(path: path, offset: stbl.offset, reason: "sample table has no \(name)") }
+        // A second copy of a table is read by no one the same way (keeptrack read the first ctts, ffmpeg the last, and a
+        // remux copied both): refused, naming both. Found by a damage sweep (2026-12-05).
+        for type in ["stsz", "stz2", "stco", "co64", "stsc", "stts", "ctts", "stss"] as [FourCC] {
+            let copies = stbl.all(type)
+            if copies.count > 1 {
+                throw KeepTrackError.malformed(path: path + "/" + type.description, offset: copies[1].offset,
+                    reason: "is a second \(type) in the sample table (the first at byte \(copies[0].offset))")
+            }
+        }
         var sizes: [UInt32] = []
         var constant: UInt32 = 0
         var count = 0
