@@ -213,15 +213,18 @@ public struct MovieComparison: Sendable {
         }
         let keyedLeft = keyed(left)
         let keyedRight = keyed(right)
+        // Looked up by key, not searched: a stbl of 100,000 free boxes made the search quadratic (a remux took 35 s).
+        let rightByKey = Dictionary(keyedRight.map { ($0.key, $0.box) }, uniquingKeysWith: { first, _ in first })
+        let leftKeys = Set(keyedLeft.map(\.key))
         var result: [String] = []
         for (key, box) in keyedLeft {
-            if let other = keyedRight.first(where: { $0.key == key }) {
-                result += differingBoxes(box, other.box, path: path + key, ignoring: ignoring)
+            if let other = rightByKey[key] {
+                result += differingBoxes(box, other, path: path + key, ignoring: ignoring)
             } else {
                 result.append(path + key + " (only in A)")
             }
         }
-        for (key, _) in keyedRight where !keyedLeft.contains(where: { $0.key == key }) { result.append(path + key + " (only in B)") }
+        for (key, _) in keyedRight where !leftKeys.contains(key) { result.append(path + key + " (only in B)") }
         return result
     }
 
