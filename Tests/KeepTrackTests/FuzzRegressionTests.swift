@@ -38,7 +38,17 @@ final class FuzzRegressionTests: XCTestCase {
         // One run of 917,504 such samples (after one of 128); runs of 458,752 (each under the limit, together past it).
         for (name, earlier) in [("fragment-runs-claiming-zero-byte-samples", false), ("fragment-runs-claiming-zero-byte-samples-2", true)] {
             let file = try XCTUnwrap(try Self.committed("regressions").first { $0.lastPathComponent == name })
-            XCTAssertThrowsError(try Movie(source: MemoryByteSource(Array(try Data(contentsOf: file))))) { error in
+            var bytes = Array(try Data(contentsOf: file))
+            if earlier {
+                // The fuzzer also left a second stco in its sample table, refused (65) before the runs are
+                // read since duplicate tables are; renamed to free so the runs stay what is tested.
+                XCTAssertEqual(Array(bytes[563..<567]), Array("stco".utf8))
+                XCTAssertThrowsError(try Movie(source: MemoryByteSource(bytes))) { error in
+                    XCTAssertTrue("\(error)".contains("second stco"), "\(error)")
+                }
+                bytes.replaceSubrange(563..<567, with: Array("free".utf8))
+            }
+            XCTAssertThrowsError(try Movie(source: MemoryByteSource(bytes))) { error in
                 guard case KeepTrackError.malformed(let path, _, let reason) = error else { return XCTFail("\(name): \(error)") }
                 XCTAssertTrue(path.hasSuffix("trun"), "\(name): \(path)")
                 XCTAssertTrue(reason.contains("samples without data"), "\(name): \(reason)")
