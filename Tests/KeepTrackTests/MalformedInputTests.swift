@@ -313,6 +313,32 @@ final class SweptDamageTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
     }
 
+    /// The video stsd saying 0 entries with its avc1 present, the audio dref saying 0xFFFFFFFF with its url present:
+    /// ffprobe refuses the file, lint called it clean, and remux, transcode and repair copied both counts. lint now
+    /// reports each (an error, exit 1) and a remux writes the counts of the entries present, which ffprobe reads with
+    /// every packet of the undamaged movie.
+    func testWrongEntryCountsAreReportedAndWrittenRight() throws {
+        let folder = TemporaryFolder()
+        let path = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[331698..<331702], as: UTF8.self), "stsd", "the video stsd is at byte 331694")
+            XCTAssertEqual(String(decoding: bytes[333146..<333150], as: UTF8.self), "dref", "the audio dref is at byte 333142")
+            for index in 331706..<331710 { bytes[index] = 0 }
+            for index in 333154..<333158 { bytes[index] = 0xFF }
+        }
+        XCTAssertThrowsError(try FFprobe.probe(path), "ffprobe reads the damaged counts as they say")
+        let lint = runCLI(["lint", path])
+        XCTAssertEqual(lint.code, 1, lint.out + lint.error)
+        XCTAssertTrue(lint.out.contains("error entry-count-wrong: moov/trak/mdia/minf/stbl/stsd at byte 331694: says 0 entries and holds 1"), lint.out)
+        XCTAssertTrue(lint.out.contains("error entry-count-wrong: moov/trak[2]/mdia/minf/dinf/dref at byte 333142: says 4294967295 entries and holds 1"), lint.out)
+        let output = folder.path("remuxed.mp4")
+        let remux = runCLI(["remux", path, output])
+        XCTAssertEqual(remux.code, 0, remux.error)
+        let original = try FFprobe.probe(RealFixtures.require(RealFixtures.folder.appendingPathComponent("footage/two_people_apart.mp4").path))
+        let written = try FFprobe.probe(output)
+        XCTAssertEqual(written.streams.map(\.packets), original.streams.map(\.packets), "every packet, its time and hash")
+        XCTAssertEqual(runCLI(["lint", output]).code, 0)
+    }
+
     /// A last moov of size 0 ("to the end of the file") is valid; written first, it swallowed the media data after
     /// it, the read-back found no mdat and every writing command exited 74. ffprobe reads every packet of the output.
     func testMovieBoxRunningToTheEndIsWrittenWithItsSize() throws {

@@ -23,6 +23,8 @@ public struct Movie: Sendable {
             case mediaDataPastEnd
             /// No mvhd, or its time scale is 0: movie time is read with `Movie.fallbackTimescale`.
             case movieTimescaleMissing
+            /// An `stsd` or `dref` whose entry count is not the number of entries it holds.
+            case entryCountWrong
         }
         public var kind: Kind
         public var path: String
@@ -110,12 +112,13 @@ public struct Movie: Sendable {
             throw KeepTrackError.malformed(path: "", offset: 0, reason: reason)
         }
         self.moovIndex = moovIndex
-        let moov = boxes[moovIndex]
-        if let cmov = moov.first("cmov") {
+        if let cmov = boxes[moovIndex].first("cmov") {
             throw KeepTrackError.malformed(path: "moov/cmov", offset: cmov.offset,
                 reason: "compressed movie header (cmov) is not supported: the movie's boxes are compressed inside it (decompress it first, e.g. by saving a copy with a QuickTime-compatible tool)")
         }
         var tolerated: [Tolerance] = []
+        Self.correctEntryCounts(&boxes[moovIndex], tolerated: &tolerated)
+        let moov = boxes[moovIndex]
         let mvhdBox = moov.first("mvhd")
         if let mvhdBox {
             let version = mvhdBox.payload.first ?? 0

@@ -181,7 +181,10 @@ public struct InspectReport: Sendable {
         let mediaData = MediaDataAccount(movie: movie).lines
         if !movie.tolerated.isEmpty || !mediaData.isEmpty {
             lines.append("")
-            for tolerance in movie.tolerated { lines.append("warning \(LintRule.rule(for: tolerance.kind).id): \(tolerance.text)") }
+            for tolerance in movie.tolerated {
+                let rule = LintRule.rule(for: tolerance.kind)
+                lines.append("\(rule.severity.rawValue) \(rule.id): \(tolerance.text)")
+            }
             lines.append(contentsOf: mediaData)
         }
         if !movie.metadata.isEmpty {

@@ -1,0 +1,51 @@
+extension Movie {
+    /// `stsd` and `dref` say how many entries follow them, and keeptrack reads the entries that are there. FFmpeg
+    /// trusts the count instead: an `stsd` saying 0 with an entry present, or a `dref` saying 0xFFFFFFFF, and it
+    /// refuses the file (found by the damage sweep, where `lint` called such files clean and every writing command
+    /// copied the count). Each count is set to the entries present, so a written copy says what it holds, and said.
+    static func correctEntryCounts(_ moov: inout Box, tolerated: inout [Tolerance]) {
+        let places: [(path: [FourCC], name: String)] = [(["mdia", "minf", "stbl", "stsd"], "mdia/minf/stbl/stsd"),
+                                                        (["mdia", "minf", "dinf", "dref"], "mdia/minf/dinf/dref")]
+        let wrong = moov.all("trak").contains { trak in
+            places.contains { place in trak.find(place.path).map { countSaid(by: $0) != nil } ?? false }
+        }
+        guard wrong else { return }
+        var trackNumber = 0
+        moov.modifyChildren { children in
+            for index in children.indices where children[index].type == "trak" {
+                trackNumber += 1
+                let trakPath = "moov/trak" + (trackNumber == 1 ? "" : "[\(trackNumber)]")
+                for place in places {
+                    guard let box = children[index].find(place.path), let said = countSaid(by: box) else { continue }
+                    tolerated.append(Tolerance(kind: .entryCountWrong, path: trakPath + "/" + place.name, offset: box.offset,
+                        message: "says \(said) entries and holds \(box.children.count); FFmpeg trusts the count and refuses the file. "
+                            + "Read with the \(box.children.count) present; a written copy says \(box.children.count)"))
+                    children[index].modify(path: place.path) { entryBox in
+                        guard case .container(var container) = entryBox.content else { return }
+                        let count = UInt32(entryBox.children.count)
+                        container.prefix.replaceSubrange(4..<8, with: [UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)])
+                        entryBox.content = .container(container)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The count a container with version/flags and an entry count gives, when it differs from the entries it holds.
+    private static func countSaid(by box: Box) -> UInt32? {
+        guard case .container(let container) = box.content, container.prefix.count == 8 else { return nil }
+        let said = container.prefix[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return said == UInt32(container.children.count) ? nil : said
+    }
+}
+
+extension Box {
+    /// Changes the first box at the end of `path` (as `find` follows it), leaving the tree as it is when there is none.
+    mutating func modify(path: [FourCC], _ body: (inout Box) -> Void) {
+        guard let type = path.first else { return body(&self) }
+        modifyChildren { children in
+            guard let index = children.firstIndex(where: { $0.type == type }) else { return }
+            children[index].modify(path: Array(path.dropFirst()), body)
+        }
+    }
+}
