@@ -316,7 +316,7 @@ final class SweptDamageTests: XCTestCase {
     /// The video stsd saying 0 entries with its avc1 present, the audio dref saying 0xFFFFFFFF with its url present:
     /// ffprobe refuses the file, lint called it clean, and remux, transcode and repair copied both counts. lint now
     /// reports each (an error, exit 1) and a remux writes the counts of the entries present, which ffprobe reads with
-    /// every packet of the undamaged movie.
+    /// every packet of the undamaged movie; `fix --in-place` (it said "nothing to fix") overwrites the counts.
     func testWrongEntryCountsAreReportedAndWrittenRight() throws {
         let folder = TemporaryFolder()
         let path = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
@@ -337,6 +337,12 @@ final class SweptDamageTests: XCTestCase {
         let written = try FFprobe.probe(output)
         XCTAssertEqual(written.streams.map(\.packets), original.streams.map(\.packets), "every packet, its time and hash")
         XCTAssertEqual(runCLI(["lint", output]).code, 0)
+        // fix --in-place overwrites the two counts and nothing else: the file is the undamaged movie again.
+        let fixed = runCLI(["fix", "--in-place", path])
+        XCTAssertEqual(fixed.code, 0, fixed.error)
+        XCTAssertTrue(fixed.out.contains("stsd entry count 0 → 1") && fixed.out.contains("dref entry count 4294967295 → 1"), fixed.out)
+        let undamaged = try Data(contentsOf: URL(fileURLWithPath: RealFixtures.folder.appendingPathComponent("footage/two_people_apart.mp4").path))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), undamaged)
     }
 
     /// A last moov of size 0 ("to the end of the file") is valid; written first, it swallowed the media data after

@@ -49,7 +49,7 @@ public struct LintRule: Sendable, Equatable {
     public static let movieTimescaleMissing = LintRule(id: "movie-timescale-missing", severity: .warning,
         explanation: "The movie has no mvhd, or its time scale is 0: movie-time durations (tkhd, elst) mean nothing. Read with the largest media time scale (1000 without tracks) and durations from the samples; a written copy gets a valid mvhd.")
     public static let entryCountWrong = LintRule(id: "entry-count-wrong", severity: .error,
-        explanation: "An stsd or dref says it holds more or fewer entries than it does (a count of 0 with an entry present, 0xFFFFFFFF): FFmpeg trusts the count and refuses the file. keeptrack reads the entries present; any writing command (`keeptrack remux IN OUT`) writes the right count.")
+        explanation: "An stsd or dref says it holds more or fewer entries than it does (a count of 0 with an entry present, 0xFFFFFFFF): FFmpeg trusts the count and refuses the file. keeptrack reads the entries present; any writing command (`keeptrack remux IN OUT`) writes the right count; `fix --in-place` overwrites it.")
 
     /// The warning for something the reader tolerated.
     public static func rule(for kind: Movie.Tolerance.Kind) -> LintRule {

@@ -15,6 +15,8 @@ public struct Movie: Sendable {
     public let metadata: [MetadataItem]
     /// What the file gets wrong that players accept and this reader accepts too; `lint` reports each.
     public private(set) var tolerated: [Tolerance] = []
+    /// The `stsd`/`dref` entry counts read as the entries present (`tolerated` says so too); `fix` writes them.
+    public private(set) var entryCountCorrections: [EntryCountCorrection] = []
 
     /// A departure from the format that is read anyway, with where it is.
     public struct Tolerance: Sendable, Equatable {
@@ -117,7 +119,7 @@ public struct Movie: Sendable {
                 reason: "compressed movie header (cmov) is not supported: the movie's boxes are compressed inside it (decompress it first, e.g. by saving a copy with a QuickTime-compatible tool)")
         }
         var tolerated: [Tolerance] = []
-        Self.correctEntryCounts(&boxes[moovIndex], tolerated: &tolerated)
+        let entryCountCorrections = Self.correctEntryCounts(&boxes[moovIndex], tolerated: &tolerated)
         let moov = boxes[moovIndex]
         let mvhdBox = moov.first("mvhd")
         if let mvhdBox {
@@ -209,6 +211,7 @@ public struct Movie: Sendable {
         self.tracks = tracks
         metadata = Self.readMetadata(moov.first("meta"))
         self.tolerated = tolerated
+        self.entryCountCorrections = entryCountCorrections
         if mvhdBox == nil || !timescaleKnown { try installMovieHeader(mvhdBox) }
     }
 

@@ -11,9 +11,13 @@ public enum GroupFix {
         public var enabledChanges: [EnabledFlag] = []
         /// Track ids that references name but that do not exist.
         public var missingReferenceTargets: Set<UInt32> = []
-        /// Flags alone can be patched in place; removing a reference changes box sizes.
+        /// `stsd`/`dref` entry counts that are not the entries present (the movie was read with the right ones).
+        public var entryCounts: [EntryCountCorrection] = []
+        /// Flags and counts alone can be patched in place; removing a reference changes box sizes.
         public var needsRewrite: Bool { !missingReferenceTargets.isEmpty }
-        public var isEmpty: Bool { enabledChanges.isEmpty && missingReferenceTargets.isEmpty }
+        public var isEmpty: Bool { enabledChanges.isEmpty && missingReferenceTargets.isEmpty && entryCounts.isEmpty }
+        /// What the counts become, one line each (a written copy gets them from the movie as read).
+        public var entryCountChanges: [String] { entryCounts.map(\.description) }
     }
 
     /// The track a group should play: the source's choice when it made exactly one, else the track
@@ -29,6 +33,7 @@ public enum GroupFix {
 
     public static func plan(_ movie: Movie) -> Plan {
         var plan = Plan()
+        plan.entryCounts = movie.entryCountCorrections
         for group in movie.alternateGroups {
             guard let chosen = preferredTrack(in: group.tracks) else { continue }
             for track in group.tracks.sorted(by: { $0.id < $1.id }) where track.isEnabled != (track.id == chosen.id) {
@@ -93,8 +98,9 @@ public enum GroupFix {
                 "\(path): removing references to missing track \(missing) changes box sizes; patching in place only changes flags (write a new file instead)"))
         }
         let patches = inPlacePatches(plan, for: movie)
-        try write(patches, to: path, pauseBetweenPatches: pauseBetweenPatches)
-        return patches.map(\.description)
+        try InPlacePatching.write(patches.map { InPlacePatch(offset: $0.offset, old: $0.old, new: $0.new, what: "tkhd flags") }
+                                    + plan.entryCounts.map(\.patch), to: path, pauseBetweenPatches: pauseBetweenPatches)
+        return patches.map(\.description) + plan.entryCountChanges
     }
 
     /// Writes `patches` (checked first against the bytes on disk) and fsyncs.

@@ -35,7 +35,7 @@ public enum GroupOperations {
                 return BatchOutcome(path: input, findings: findings, action: "patched", result: (repairs + changes).joined(separator: "; "), exitCode: ExitCode.ok)
             }
             let edit = try GroupFix.edit(movie, plan: plan)
-            let changes = repairs + edit.changes
+            let changes = repairs + edit.changes + plan.entryCountChanges
             guard let output else {
                 return BatchOutcome(path: input, findings: findings, action: "check", result: "would change: " + changes.joined(separator: "; "), exitCode: ExitCode.ok)
             }

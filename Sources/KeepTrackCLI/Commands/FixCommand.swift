@@ -1,7 +1,7 @@
 import Foundation
 import KeepTrack
 
-/// `keeptrack fix IN [OUT] [--in-place]`: one enabled track per alternate group, no dangling references.
+/// `keeptrack fix IN [OUT] [--in-place]`: one enabled track per alternate group, no dangling references, right entry counts.
 enum FixCommand {
     /// Test hook of the command, not the library, and only in debug builds (what the tests run; a release
     /// build, what `make install` installs, ignores it): milliseconds to sleep between the tkhd patches of
@@ -18,11 +18,11 @@ enum FixCommand {
 
     static let spec = CommandSpec(
         name: "fix",
-        summary: "Make each alternate group play exactly one track and drop references to missing tracks.",
+        summary: "Make each alternate group play exactly one track, drop references to missing tracks, set wrong entry counts.",
         arguments: "IN [OUT] | FILE|DIR... (--in-place | --out-dir DIR)",
         minimumPositionals: 1,
         options: [
-            .flag(.inPlace, "Patch only the tkhd flag bytes (and stale fragment offsets) of each input (pwrite + fsync); refuse fixes that need a rewrite."),
+            .flag(.inPlace, "Patch only the tkhd flag bytes (and stale fragment offsets, wrong entry counts) of each input (pwrite + fsync); refuse fixes that need a rewrite."),
             .value(.outDir, "DIR", "Write fixed copies under DIR, mirroring the input tree (inputs may be folders)."),
             .flag(.force, "Replace outputs (and the --report file) that exist."),
         ] + BatchRun.options,
@@ -35,6 +35,7 @@ enum FixCommand {
         --in-place costs the same for any file size; it exits 65 and writes nothing when a reference must be removed.
         Fragments a tool moved without updating them (lint fragment-offsets-stale, fragment-index-stale: ffmpeg's
         +global_sidx, mutagen, AtomicParsley) get their tfhd base data offsets and mfra/tfra entries rewritten.
+        An stsd or dref whose entry count is not the entries it holds (lint entry-count-wrong) gets the right count.
         \(BatchRun.discussion)
         """
     ) { invocation, console in
