@@ -345,6 +345,44 @@ final class SweptDamageTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), undamaged)
     }
 
+    /// The iPhone recording without its last byte, which lies in the free padding after its moov: every command,
+    /// salvage included, refused it ("box claims 2352 bytes but only 2351 remain"), while ffprobe read every frame.
+    /// salvage now says nothing is missing (64) and names remux.
+    /// Padding is read as what is there (a lint warning); a padding box that hides the moov is still refused by name.
+    func testPaddingShortOfItsSizeIsReadAsWhatIsThere() throws {
+        let folder = TemporaryFolder()
+        let source = try RealFixtures.require(RealFixtures.iphone)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+        XCTAssertEqual(String(decoding: bytes[2518240..<2518244], as: UTF8.self), "free", "the last box is free padding at byte 2518236")
+        let path = folder.path("short.mov")
+        try Data(bytes.dropLast()).write(to: URL(fileURLWithPath: path))
+        let lint = runCLI(["lint", path])
+        XCTAssertEqual(lint.code, 0, lint.out + lint.error)
+        XCTAssertTrue(lint.out.contains("warning padding-past-end-of-file: free at byte 2518236: the last box, padding, claims 2352 bytes, 1 past the end of the file"), lint.out)
+        let original = try FFprobe.probe(source)
+        let salvage = runCLI(["salvage", path, folder.path("salvage.mov")])
+        XCTAssertEqual(salvage.code, 64, "nothing is missing: " + salvage.error)
+        XCTAssertTrue(salvage.error.contains("nothing to salvage; `remux` copies it"), salvage.error)
+        for (command, extra) in [("remux", [String]()), ("strip-spatial", [])] {
+            let output = folder.path("\(command).mov")
+            let result = runCLI([command, path, output] + extra)
+            XCTAssertEqual(result.code, 0, "\(command): \(result.error)")
+            let written = try FFprobe.probe(output)
+            XCTAssertEqual(written.streams.filter { $0.codecTag != "apac" }.map(\.packets),
+                           original.streams.filter { $0.codecTag != "apac" }.map(\.packets), command)
+        }
+        XCTAssertEqual(runCLI(["compare", folder.path("remux.mov"), source]).code, 0)
+
+        // The free box after ftyp made to claim 2^31 - 1 bytes covers the mdat and the moov: refused, naming the box.
+        let covering = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[36..<40], as: UTF8.self), "free")
+            bytes.replaceSubrange(32..<36, with: [0x7F, 0xFF, 0xFF, 0xFF])
+        }
+        let refused = runCLI(["remux", covering, folder.path("covering.mp4")])
+        XCTAssertEqual(refused.code, 65)
+        XCTAssertTrue(refused.error.contains("free at byte 32: box claims 2147483647 bytes but only 334732 remain in the file, and no moov box comes before it"), refused.error)
+    }
+
     /// A last moov of size 0 ("to the end of the file") is valid; written first, it swallowed the media data after
     /// it, the read-back found no mdat and every writing command exited 74. ffprobe reads every packet of the output.
     func testMovieBoxRunningToTheEndIsWrittenWithItsSize() throws {

@@ -33,9 +33,12 @@ public enum BoxParser {
                 // A last mdat that claims bytes past the end (a writer that did not finish its size, or
                 // counted a few bytes twice) is read as what is there, as players do; `Movie` says so
                 // (`shortMediaData`) and a sample beyond the end is still malformed input.
-                let isMediaData = FourCC(bytes: head.dropFirst(4).prefix(4)) == "mdat"
-                header = try parseHeader(head, available: isMediaData ? UInt64.max : remaining, offset: offset, path: "", topLevel: true)
-                if isMediaData, header.form == .toEnd || header.size > remaining { header.size = remaining }
+                // So is a last free or skip box: padding, whose bytes mean nothing (an iPhone movie one byte short,
+                // inside the padding after its moov, was refused by every command; ffprobe read every frame).
+                let type = FourCC(bytes: head.dropFirst(4).prefix(4))
+                let readAsThere = type == "mdat" || type == "free" || type == "skip"
+                header = try parseHeader(head, available: readAsThere ? UInt64.max : remaining, offset: offset, path: "", topLevel: true)
+                if readAsThere, header.form == .toEnd || header.size > remaining { header.size = remaining }
             } catch {
                 // A first "box" that is not one means the file is something else (text, an image, ...):
                 // say so instead of naming four bytes of it as a box type.
@@ -75,7 +78,18 @@ public enum BoxParser {
 
     /// The last top-level box when it is an `mdat` whose header claims more bytes than the file holds.
     public static func shortMediaData(_ boxes: [Box], source: ByteSource) -> ShortMediaData? {
-        guard let last = boxes.last, last.type == "mdat", case .external = last.content, last.headerForm != .toEnd,
+        guard let last = boxes.last, last.type == "mdat", case .external = last.content else { return nil }
+        return shortLastBox(boxes, source: source)
+    }
+
+    /// The last top-level box when it is a `free` or `skip` whose header claims more bytes than the file holds.
+    public static func shortPadding(_ boxes: [Box], source: ByteSource) -> ShortMediaData? {
+        guard let last = boxes.last, last.type == "free" || last.type == "skip" else { return nil }
+        return shortLastBox(boxes, source: source)
+    }
+
+    private static func shortLastBox(_ boxes: [Box], source: ByteSource) -> ShortMediaData? {
+        guard let last = boxes.last, last.headerForm != .toEnd,
               let head = try? source.read(at: last.offset, count: last.headerForm == .large ? 16 : 8) else { return nil }
         let declared = last.headerForm == .large ? head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                                                  : head[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

@@ -50,6 +50,8 @@ public struct LintRule: Sendable, Equatable {
         explanation: "The movie has no mvhd, or its time scale is 0: movie-time durations (tkhd, elst) mean nothing. Read with the largest media time scale (1000 without tracks) and durations from the samples; a written copy gets a valid mvhd.")
     public static let entryCountWrong = LintRule(id: "entry-count-wrong", severity: .error,
         explanation: "An stsd or dref says it holds more or fewer entries than it does (a count of 0 with an entry present, 0xFFFFFFFF): FFmpeg trusts the count and refuses the file. keeptrack reads the entries present; any writing command (`keeptrack remux IN OUT`) writes the right count; `fix --in-place` overwrites it.")
+    public static let paddingPastEnd = LintRule(id: "padding-past-end-of-file", severity: .warning,
+        explanation: "The last box is free or skip padding that claims bytes past the end of the file (a copy a few bytes short): nothing of the movie is missing, so it is read as what is there, as players do; a written copy has the right size.")
 
     /// The warning for something the reader tolerated.
     public static func rule(for kind: Movie.Tolerance.Kind) -> LintRule {
@@ -57,12 +59,13 @@ public struct LintRule: Sendable, Equatable {
         case .mediaDataPastEnd: mediaDataPastEnd
         case .movieTimescaleMissing: movieTimescaleMissing
         case .entryCountWrong: entryCountWrong
+        case .paddingPastEnd: paddingPastEnd
         }
     }
 
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
-                                         danglingReference, mixedKinds, missingSampleDescription, truncated, mediaDataPastEnd, movieTimescaleMissing, entryCountWrong,
+                                         danglingReference, mixedKinds, missingSampleDescription, truncated, mediaDataPastEnd, paddingPastEnd, movieTimescaleMissing, entryCountWrong,
                                          unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, apacConfigHostile,
                                          apacConfigInconsistent, malformed]
 }

@@ -27,6 +27,8 @@ public struct Movie: Sendable {
             case movieTimescaleMissing
             /// An `stsd` or `dref` whose entry count is not the number of entries it holds.
             case entryCountWrong
+            /// The last box is `free` or `skip` padding that claims bytes past the end of the file.
+            case paddingPastEnd
         }
         public var kind: Kind
         public var path: String
@@ -105,7 +107,11 @@ public struct Movie: Sendable {
         guard let moovIndex = boxes.firstIndex(where: { $0.type == "moov" }) else {
             let types = boxes.prefix(8).map(\.type.description).joined(separator: ", ")
             var reason = "no moov box: not a QuickTime or MP4 movie (top-level boxes: \(types))"
-            if let photo = MotionPhoto.find(in: source) {
+            if let padding = BoxParser.shortPadding(boxes, source: source) {
+                // Padding read as what is there swallows whatever follows it: name it, as the size check did.
+                throw KeepTrackError.malformed(path: padding.box.type.description, offset: padding.box.offset,
+                    reason: "box claims \(padding.declaredSize) bytes but only \(padding.box.size) remain in the file, and no moov box comes before it (top-level boxes: \(types))")
+            } else if let photo = MotionPhoto.find(in: source) {
                 reason = "no moov box: the file is \(photo.hint) (top-level boxes: \(types))"
             } else if boxes.contains(where: { $0.type == "moof" }) {
                 reason = "no moov box: a media segment (top-level boxes: \(types)); its tracks are described by its init segment: "
@@ -206,6 +212,10 @@ public struct Movie: Sendable {
         if truncation == nil, let mdat = shortMediaData?.box, let declared = shortMediaData?.declaredSize {
             tolerated.append(Tolerance(kind: .mediaDataPastEnd, path: "mdat", offset: mdat.offset,
                 message: "mdat at byte \(mdat.offset) claims \(declared) bytes, \(declared - mdat.size) past the end of the file; every sample lies inside the file"))
+        }
+        if let padding = BoxParser.shortPadding(boxes, source: source) {
+            tolerated.append(Tolerance(kind: .paddingPastEnd, path: padding.box.type.description, offset: padding.box.offset,
+                message: "the last box, padding, claims \(padding.declaredSize) bytes, \(padding.declaredSize - padding.box.size) past the end of the file; read as the \(padding.box.size) there"))
         }
         self.header = header
         self.tracks = tracks
