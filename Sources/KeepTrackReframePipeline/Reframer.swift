@@ -216,7 +216,7 @@ public enum Reframer {
         summary.notes += written.notes  // fragment indexes or media data the output does not carry
         if frameIndex == frameCount {
             try PassthroughMux.checkShownFrames(written: destination.temporaryPath, video: video.id, source: analysis.shown.shown.count,
-                                 lastShownAt: analysis.frameTimes.last ?? 0)
+                                 lastShownAt: analysis.frameTimes.last ?? 0, sourceVideo: video, editListNote: analysis.editListNote)
         }
         try writePlan(path, analysis: analysis, orientation: orientation, options: options, input: summary.input)
         summary.preview = try writePreview(path, analysis: analysis, options: options, input: summary.input)

@@ -187,13 +187,23 @@ public enum PassthroughMux {
     /// The sample check (`verification`) cannot see an edit list that hides frames: a fragmented source's
     /// 0-length edit, copied as it was, once made an output of 0 s that showed none, and an edit a few frames
     /// short left the last ones out.
-    public static func checkShownFrames(written path: String, video id: UInt32, source shownInSource: Int, lastShownAt: Double) throws {
+    /// `sourceVideo` and `editListNote` (why the source's edit list was not followed, if it was not) name the source's
+    /// timing in the refusal: a shortfall comes from timing the output cannot carry (edits at rate 0 or from media
+    /// time -2, a movie time scale of 1), not from I/O, and exited 74 naming no box before (damage sweep).
+    public static func checkShownFrames(written path: String, video id: UInt32, source shownInSource: Int, lastShownAt: Double,
+                                        sourceVideo: Track? = nil, editListNote: String? = nil) throws {
         let written = try Movie.open(path: path)
         guard let track = written.track(id: id) else { throw KeepTrackError.io("the written movie has no video track \(id)") }
         let shown = PresentedVideo.shownFrames(of: track).frames.shown.count
         let lasts = Double(track.header.duration) / Double(max(track.movieTimescale, 1))
         guard shown == shownInSource, lasts > lastShownAt - 0.0005 else {
-            throw KeepTrackError.io("the written movie would show \(shown) video frames for \(lasts) s where the source shows \(shownInSource), the last at \(lastShownAt) s; nothing was written")
+            let shortfall = "the written movie would show \(shown) video frames for \(lasts) s where the source shows \(shownInSource), the last at \(lastShownAt) s; nothing was written"
+            guard let sourceVideo else { throw KeepTrackError.io(shortfall) }
+            // An edit list rewritten on reading (a movie time scale of 0) is at no byte of the file: name the track.
+            let elst = sourceVideo.box.find(["edts", "elst"]).flatMap { $0.offset > 0 ? $0 : nil }
+            let place = elst.map { "\(sourceVideo.path)/edts/elst at byte \($0.offset)" } ?? "\(sourceVideo.path) at byte \(sourceVideo.box.offset)"
+            let timing = (editListNote.map { $0 + "; " } ?? "") + "movie time scale \(sourceVideo.movieTimescaleKnown ? String(sourceVideo.movieTimescale) : "unknown")"
+            throw KeepTrackError.unsupported("\(place): the source's timing cannot be carried (\(timing)): " + shortfall)
         }
     }
 }

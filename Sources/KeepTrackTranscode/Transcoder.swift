@@ -110,9 +110,9 @@ public enum Transcoder {
             let tracks = movie.tracks.map { replacements[$0.id] ?? OutputTrack($0, in: movie) }
             let (written, kept) = try PassthroughMux.write(movie: movie, tracks: tracks, into: destination)
             if let job, summary.frames == job.frameTimes.count {
-                let shown = PresentedVideo.shownFrames(of: job.video).frames
+                let (shown, note) = PresentedVideo.shownFrames(of: job.video)
                 try PassthroughMux.checkShownFrames(written: destination.temporaryPath, video: job.video.id, source: shown.shown.count,
-                                                    lastShownAt: shown.times.last ?? 0)
+                                                    lastShownAt: shown.times.last ?? 0, sourceVideo: job.video, editListNote: note)
             }
             summary.verification = written.verification
             summary.notes += written.notes

@@ -383,6 +383,43 @@ final class SweptDamageTests: XCTestCase {
         XCTAssertTrue(refused.error.contains("free at byte 32: box claims 2147483647 bytes but only 334732 remain in the file, and no moov box comes before it"), refused.error)
     }
 
+    /// Inputs whose damage only the read-back of the output found: the command exited 74 ("I/O error: verification of
+    /// the written file failed") naming no box. Each is now refused on reading (65), naming the box, nothing written.
+    func testDamageTheReadBackFoundIsRefusedByName() throws {
+        let folder = TemporaryFolder()
+        // A fragmented movie with its moov copied to the end: remux read back 10 samples where the source had 0.
+        let twoMovies = try damaged("abema-go-mp4/sample_fragmented.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[28..<32], as: UTF8.self), "moov")
+            bytes += bytes[24..<1227]
+        }
+        let remux = runCLI(["remux", twoMovies, folder.path("remux.mp4")])
+        XCTAssertEqual(remux.code, 65, remux.error)
+        XCTAssertTrue(remux.error.contains("moov at byte 5894: is a second moov (the first at byte 24)"), remux.error)
+
+        // The video's stsd renamed free: join wrote an entry the clips did not have.
+        let undescribed = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[331698..<331702], as: UTF8.self), "stsd")
+            bytes.replaceSubrange(331698..<331702, with: Array("free".utf8))
+        }
+        let join = runCLI(["join", undescribed, undescribed, folder.path("join.mp4")])
+        XCTAssertEqual(join.code, 65, join.error)
+        XCTAssertTrue(join.error.contains("moov/trak/mdia/minf/stbl at byte 331686: track 1 has 56 samples but no sample description"), join.error)
+
+        // The video's only edit at rate 0: transcode planned every frame and the output showed them for less time.
+        let stillEdit = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[331513..<331517], as: UTF8.self), "elst")
+            XCTAssertEqual(Array(bytes[331533..<331537]), [0, 1, 0, 0], "rate 1.0")
+            bytes.replaceSubrange(331533..<331537, with: [0, 0, 0, 0])
+        }
+        let transcode = runCLI(["transcode", stillEdit, folder.path("transcode.mp4"), "--preset", "ultrafast", "--max-size", "320x320"])
+        XCTAssertEqual(transcode.code, 65, transcode.error)
+        XCTAssertTrue(transcode.error.contains("moov/trak/edts/elst at byte 331509: the source's timing cannot be carried (the video's edit list is not followed (edit 1 plays at rate 0.0 from 2048)"), transcode.error)
+        for name in ["remux.mp4", "join.mp4", "transcode.mp4"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path(name)), name)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix("damaged-") }, [], "no temporary file left")
+    }
+
     /// A last moov of size 0 ("to the end of the file") is valid; written first, it swallowed the media data after
     /// it, the read-back found no mdat and every writing command exited 74. ffprobe reads every packet of the output.
     func testMovieBoxRunningToTheEndIsWrittenWithItsSize() throws {

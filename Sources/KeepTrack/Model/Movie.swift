@@ -120,6 +120,12 @@ public struct Movie: Sendable {
             throw KeepTrackError.malformed(path: "", offset: 0, reason: reason)
         }
         self.moovIndex = moovIndex
+        if let second = boxes[(moovIndex + 1)...].first(where: { $0.type == "moov" }) {
+            // A fragmented movie with its moov copied to the end read as two movies: remux's read-back saw 10 samples
+            // where the source had 0 and exited 74. Which moov describes the file cannot be told; FFmpeg takes the first.
+            throw KeepTrackError.malformed(path: "moov", offset: second.offset,
+                reason: "is a second moov (the first at byte \(boxes[moovIndex].offset)): which one describes the movie cannot be told")
+        }
         if let cmov = boxes[moovIndex].first("cmov") {
             throw KeepTrackError.malformed(path: "moov/cmov", offset: cmov.offset,
                 reason: "compressed movie header (cmov) is not supported: the movie's boxes are compressed inside it (decompress it first, e.g. by saving a copy with a QuickTime-compatible tool)")

@@ -48,6 +48,15 @@ extension Join {
                 return ("\(key) #\(seen[key]!)", track)
             }
         }
+        // A track whose samples have no description cannot be matched or continued (its stsd renamed: join wrote one
+        // entry where the clips had none, its read-back failed and it exited 74 naming no box; damage sweep).
+        for clip in clips {
+            for track in clip.movie.tracks where track.sampleEntries.isEmpty && track.sampleTable.sampleCount > 0 {
+                let stbl = track.box.find(["mdia", "minf", "stbl"])
+                throw KeepTrackError.malformed(path: "\(clip.label): \(track.path)/mdia/minf/stbl", offset: stbl?.offset ?? track.box.offset,
+                    reason: "track \(track.id) has \(track.sampleTable.sampleCount) samples but no sample description (stsd): nothing says what it holds, so no clip can continue it")
+            }
+        }
         let first = keyed(clips[0].movie)
         var result = first.map { [$0.track] }
         for clip in clips.dropFirst() {
