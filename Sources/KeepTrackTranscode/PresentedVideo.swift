@@ -23,7 +23,7 @@ public enum PresentedVideo {
         func unusable(_ why: String) -> (frames: ShownFrames, note: String?) {
             (everyFrame, "the video's edit list is not followed (\(why)): every frame is planned as shown, at its media time")
         }
-        guard video.movieTimescaleKnown, video.movieTimescale > 0 else { return unusable("the movie has no time scale") }
+        guard video.movieTimescaleKnown || video.editsInFallbackScale, video.movieTimescale > 0 else { return unusable("the movie has no time scale") }
         let movieScale = Double(video.movieTimescale)
         var edits: [ShownFrames.Edit] = []
         var movieStart = 0.0

@@ -457,6 +457,15 @@ final class SweptDamageTests: XCTestCase {
         let expected = try durations(original)
         XCTAssertEqual(expected.count, 2)
         for (got, want) in zip(try durations(output), expected) { XCTAssertEqual(got, want, accuracy: 0.001, "stream durations as in the undamaged movie") }
+        // transcode follows the edit as read in the fallback scale (it planned every frame at its media time, 0.083 s
+        // late, and refused its own output, exit 74): every frame decoded, for as long as in the undamaged movie.
+        let transcoded = folder.path("transcode.mp4")
+        let transcode = runCLI(["transcode", path, transcoded, "--preset", "ultrafast", "--max-size", "320x320"])
+        XCTAssertEqual(transcode.code, 0, transcode.error)
+        for (got, want) in zip(try durations(transcoded), expected) { XCTAssertEqual(got, want, accuracy: 0.001, "transcoded stream durations") }
+        let shownTimes = { (file: String) in try Shown.frames(file, stream: 0, audio: false).map { ($0.time * 1000).rounded() } }
+        XCTAssertEqual(try shownTimes(transcoded).count, 56)
+        XCTAssertEqual(try shownTimes(transcoded), try shownTimes(original), "every frame at its time in the undamaged movie (ms)")
     }
 
     /// A second ctts appended to a stbl that has one: keeptrack read the first, remux copied both and ffprobe could not

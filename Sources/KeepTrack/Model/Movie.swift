@@ -157,14 +157,18 @@ public struct Movie: Sendable {
         var cutTracks: [Int] = []
         for (index, sourceTrak) in moov.all("trak").enumerated() {
             var trak = sourceTrak
+            var editsRewritten = false
             if !timescaleKnown, sourceTrak.find(["edts", "elst"]) != nil {
                 let unedited = try Track(box: sourceTrak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
                                          movieTimescaleKnown: false)
                 trak = try Self.editsInFallbackScale(sourceTrak, scale: header.timescale, presentationEnd: unedited.sampleTable.compositionEnd,
                                                      mediaTimescale: unedited.mediaHeader.timescale, path: unedited.path)
+                // A rewritten elst is a new box, at no offset of the file.
+                editsRewritten = trak.find(["edts", "elst"])?.offset == 0
             }
-            let track = try Track(box: trak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
+            var track = try Track(box: trak, path: "moov/trak" + (index == 0 ? "" : "[\(index + 1)]"), movieTimescale: header.timescale,
                                   movieTimescaleKnown: timescaleKnown)
+            track.editsInFallbackScale = editsRewritten
             guard track.id != 0 else {
                 throw KeepTrackError.malformed(path: track.path + "/tkhd", offset: trak.offset, reason: "track id 0 is not allowed")
             }

@@ -107,6 +107,9 @@ public struct Track: Sendable {
     /// False when `movieTimescale` is a fallback (no mvhd, or its time scale is 0): tkhd and elst
     /// durations are then in a scale nobody knows.
     public let movieTimescaleKnown: Bool
+    /// With the movie time scale unknown, its edit list was rewritten in `movieTimescale` on reading
+    /// (`Movie.editsInFallbackScale`), so the edits' durations can be read in it.
+    public internal(set) var editsInFallbackScale = false
 
     public init(box: Box, path: String, movieTimescale: UInt32, movieTimescaleKnown: Bool = true) throws {
         self.box = box
