@@ -277,6 +277,55 @@ final class JoinTests: XCTestCase {
         XCTAssertEqual(Linter.lint(path: output).findings.map(\.rule.id), [])
     }
 
+    /// Two independent recordings, each with one chapter over all of it (ffmpeg writes a text track and a Nero chpl).
+    /// Same titles: the text track kept clip 2's cue as a repeat of clip 1's (an "overlap"), so ffprobe listed a second
+    /// chapter of 0 s while the chpl said one; now both say one chapter over the joined movie, and a note says why.
+    /// Different titles: two chapters, each at its clip's start, in the text track (mediainfo) and the chpl (ffprobe).
+    func testChaptersOfIndependentClipsAgreeAcrossTheCut() throws {
+        let folder = TemporaryFolder()
+        func clip(_ name: String, chapter: String, tone: Int) throws -> String {
+            let metadata = folder.path(name + ".txt"), path = folder.path(name + ".mp4")
+            try ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2000\ntitle=\(chapter)\n".write(toFile: metadata, atomically: true, encoding: .utf8)
+            let arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30:duration=2",
+                             "-f", "lavfi", "-i", "sine=frequency=\(tone):duration=2", "-i", metadata,
+                             "-map", "0", "-map", "1", "-map_chapters", "2", "-c:v", "libx264", "-c:a", "aac", "-shortest", path]
+            guard let made = runTool("ffmpeg", arguments), made.code == 0 else { throw unavailable("ffmpeg cannot make \(path)") }
+            return path
+        }
+        func chapters(_ path: String) throws -> [String] {
+            guard let probe = runTool("ffprobe", ["-v", "error", "-show_chapters", "-of", "csv=p=0", path]), probe.code == 0 else {
+                throw unavailable("ffprobe is not installed")
+            }
+            // start seconds, end seconds, title
+            return probe.out.split(separator: "\n").map { line in
+                let fields = line.split(separator: ",").map(String.init)
+                return fields.count >= 7 ? "\(fields[3])-\(fields[5]) \(fields[6])" : String(line)
+            }
+        }
+        let a = try clip("a", chapter: "Chapter 1", tone: 300), b = try clip("b", chapter: "Chapter 1", tone: 500)
+        let c = try clip("c", chapter: "Arrival", tone: 700)
+        XCTAssertEqual(try chapters(a), ["0.000000-2.000000 Chapter 1"])
+
+        let same = folder.path("same.mp4")
+        let run = runCLI(["join", a, b, same])
+        XCTAssertEqual(run.code, 0, run.error)
+        XCTAssertEqual(try chapters(same), ["0.000000-4.000000 Chapter 1"])
+        XCTAssertTrue(run.error.contains("the cue that ends clip 1 (a.mp4) and the one that opens clip 2 (b.mp4) hold the same bytes and are kept as one cue"), run.error)
+        let joined = try Movie.open(path: same)
+        let text = try XCTUnwrap(joined.tracks.first { $0.kind == .text })
+        XCTAssertEqual(text.sampleTable.sampleCount, 1)
+        XCTAssertEqual(text.editList?.entries.count, 1)
+
+        let different = folder.path("different.mp4")
+        XCTAssertEqual(runCLI(["join", a, c, different]).code, 0)
+        XCTAssertEqual(try chapters(different), ["0.000000-2.000000 Chapter 1", "2.000000-4.000000 Arrival"])
+        let menu = try XCTUnwrap(runTool("mediainfo", [different]), "mediainfo is installed by scripts/setup.sh").out
+        let cues = menu.split(separator: "\n").filter { $0.hasPrefix("00:") }.map { $0.split(separator: " ").filter { $0 != ":" }.joined(separator: " ") }
+        // Two menus: the text track's and the chpl's, each with both chapters.
+        XCTAssertEqual(cues, ["00:00:00.000 Chapter 1", "00:00:02.000 Arrival", "00:00:00.000 Chapter 1", "00:00:02.000 Arrival"], menu)
+        XCTAssertEqual(Linter.lint(path: different).findings.map(\.rule.id), [])
+    }
+
     /// Movie metadata comes from the first clip, or from the one `--metadata-from` names (ffprobe's title).
     func testMetadataFromPicksTheClip() throws {
         let folder = TemporaryFolder()

@@ -79,6 +79,7 @@ public enum Join {
         let data = ConcatenatedByteSource(movies.map(\.source), alignment: ConcatenatedByteSource.joinAlignment)
         var outputs: [OutputTrack] = []
         var summaries: [TrackJoin] = []
+        var cueNotes: [String] = []
         for row in matches {
             let (stsd, indexes) = try joinDescriptions(row, clips: clips)
             var parts: [Part] = []
@@ -87,7 +88,11 @@ public enum Join {
                 parts.append(Part(track: track, timeline: timelines[clipIndex][trackIndex], file: movies[clipIndex].source, base: data.bases[clipIndex],
                                   descriptionIndexes: indexes[clipIndex], edits: clipEdits[clipIndex][trackIndex]))
             }
-            let (output, edits) = try joinTrack(parts, stsd: stsd, clock: clock, lengths: lengths, data: data)
+            let (output, edits, mergedCues) = try joinTrack(parts, stsd: stsd, clock: clock, lengths: lengths, data: data)
+            for index in mergedCues {
+                cueNotes.append("track \(row[0].id) (text): the cue that ends \(clips[index - 1].label) and the one that opens \(clips[index].label) "
+                    + "hold the same bytes and are kept as one cue, as a cut divides one (--chapters names each clip instead)")
+            }
             outputs.append(output)
             summaries.append(TrackJoin(trackID: row[0].id, kind: row[0].kind, format: row[0].format?.description ?? "?",
                                        samples: output.table.sampleCount, descriptions: indexes.flatMap { $0 }.max().map(Int.init) ?? 0, edits: edits))
@@ -96,7 +101,7 @@ public enum Join {
         var writer = MovieWriter(fileType: movies[0].boxes.first { $0.type == "ftyp" }, moovTemplate: metadata.moov,
                                  otherTopLevel: MovieWriter.keptTopLevel(metadata.boxes), topLevelSource: metadata.source,
                                  tracks: outputs, options: options.writer)
-        writer.notes = MovieWriter.droppedIndexNotes(metadata.boxes)
+        writer.notes = MovieWriter.droppedIndexNotes(metadata.boxes) + cueNotes
         if options.chapters {
             let chapter = try chapterTrack(names: names, lengths: lengths, clock: clock, writer: &writer)
             summaries.append(chapter)

@@ -79,7 +79,7 @@ extension Join {
     /// through `data`), per-sample tables rebuilt, sample groups concatenated and the edit list.
     /// `lengths[c]` is how long clip `c` lasts (clock units): a track that ends earlier waits for the next clip.
     static func joinTrack(_ parts: [Part], stsd: Box, clock: Trim.Clock, lengths: [UInt64],
-                          data: ConcatenatedByteSource) throws -> (OutputTrack, [EditListBox.Entry]) {
+                          data: ConcatenatedByteSource) throws -> (output: OutputTrack, edits: [EditListBox.Entry], mergedCues: [Int]) {
         let first = parts[0].track
         let mediaScale = first.mediaHeader.timescale
         var builder = TableBuilder(hasComposition: parts.contains { !$0.track.sampleTable.compositionOffsets.isEmpty },
@@ -98,13 +98,15 @@ extension Join {
         }
         var mediaBase: UInt64 = 0
         var parts = parts
-        for index in parts.indices.dropFirst() {
+        // Text is cut in its samples (no lead-in to repeat), so a cue equal to the one before is no overlap: two
+        // clips each holding one "Chapter 1" lost the second clip's cue to it, and ffprobe listed a chapter of 0 s.
+        for index in parts.indices.dropFirst() where first.kind != .text {
             parts[index].skip = try overlap(Array(parts[..<index]), parts[index])
         }
         for index in parts.indices.dropLast() where parts[index].timeline.decodeTimes.count > parts[index].skip {
             parts[index].lastDuration = fullLastDuration(parts[index])
         }
-        if first.kind == .text { try mergeCuesAcrossCuts(&parts, clock: clock, lengths: lengths) }
+        let merged = first.kind == .text ? try mergeCuesAcrossCuts(&parts, clock: clock, lengths: lengths) : []
         for (index, part) in parts.enumerated() {
             // The skipped samples are the joined track's last ones: this clip's media starts that much earlier.
             mediaBase -= part.skipDuration
@@ -135,14 +137,16 @@ extension Join {
         var output = try OutputTrack(trak: trak, rebuilding: table, timing: timing, groups: groups, data: data, timescale: mediaScale)
         output.joinedParts = parts.map { OutputTrack.JoinedPart(file: $0.file, trackID: $0.track.id, descriptionIndexes: $0.descriptionIndexes, skip: $0.skip,
                                                                  lastDuration: $0.lastDuration.map { UInt32(truncatingIfNeeded: $0) }) }
-        return (output, edits.entries)
+        return (output, edits.entries, merged)
     }
 
     /// Text cut by `trim`/`split` ends each piece inside the cue playing at the cut, and the next piece opens with the
     /// rest of it (the same sample, shortened). Joined as two samples, ffprobe listed that chapter twice (Intro
     /// 0-1.469 s and 1.469-1.501 s). Where a clip's text ends where its clip does and the next clip's text starts
     /// at its start with the same sample (bytes and description), the two are one sample lasting both.
-    static func mergeCuesAcrossCuts(_ parts: inout [Part], clock: Trim.Clock, lengths: [UInt64]) throws {
+    /// Returns the indexes of the parts whose first cue was merged into the one before.
+    static func mergeCuesAcrossCuts(_ parts: inout [Part], clock: Trim.Clock, lengths: [UInt64]) throws -> [Int] {
+        var merged: [Int] = []
         let mediaScale = UInt64(parts[0].track.mediaHeader.timescale), clockScale = UInt64(clock.scale)
         for index in parts.indices.dropFirst() {
             let previous = parts[index - 1], next = parts[index]
@@ -169,7 +173,9 @@ extension Join {
             parts[index - 1].lastDuration = sum
             parts[index - 1].presentsToClipEnd = true
             parts[index].skip = 1
+            merged.append(index)
         }
+        return merged
     }
 
     /// One sdtp byte per sample of the part, or none.
