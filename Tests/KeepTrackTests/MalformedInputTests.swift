@@ -420,6 +420,34 @@ final class SweptDamageTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix("damaged-") }, [], "no temporary file left")
     }
 
+    /// Edit lists join misread (second damage sweep): a second elst in the video's edts was copied beside join's own and
+    /// ffprobe could not open the output; an edit from media time -2, or from past the last sample, was joined as an
+    /// empty edit and the output showed no video frame, exit 0. Each is refused on reading or by join, naming the elst.
+    func testEditListsJoinCannotFollowAreRefusedByName() throws {
+        let folder = TemporaryFolder()
+        let elst = 331509  // the video's elst in footage/two_people_apart.mp4: one edit, media time 2048
+        let secondList = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in
+            XCTAssertEqual(String(decoding: bytes[elst + 4..<elst + 8], as: UTF8.self), "elst")
+            let edts = elst - 8
+            XCTAssertEqual(String(decoding: bytes[edts + 4..<edts + 8], as: UTF8.self), "edts")
+            bytes.insert(contentsOf: bytes[elst..<elst + 28], at: elst + 28)
+            func grow(_ at: Int) { let size = bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } + 28; bytes.replaceSubrange(at..<at + 4, with: [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]) }
+            grow(edts); grow(edts - 92 - 8)  // edts, then trak (its header, then a tkhd of 92 bytes, before edts)
+            grow(331285)  // moov
+        }
+        let second = runCLI(["join", secondList, secondList, folder.path("second.mp4")])
+        XCTAssertEqual(second.code, 65, second.error)
+        XCTAssertTrue(second.error.contains("moov/trak/edts/elst[2] at byte 331537: is a second elst in the edit box (the first at byte 331509)"), second.error)
+        for (name, mediaTime, expected) in [("before", [UInt8](repeating: 0xFF, count: 3) + [0xFE], "edit 1 starts at media time -2: only -1 (an empty edit) may be negative"),
+                                            ("after", [0x7F, 0xFF, 0xFF, 0xFF], "edit 1 starts at media time 2147483647, at or after the end of the track's samples")] {
+            let path = try damaged("footage/two_people_apart.mp4", in: folder) { bytes in bytes.replaceSubrange(elst + 20..<elst + 24, with: mediaTime) }
+            let run = runCLI(["join", path, path, folder.path("\(name).mp4")])
+            XCTAssertEqual(run.code, 65, "\(name): \(run.error)")
+            XCTAssertTrue(run.error.contains("moov/trak/edts/elst at byte 331509: " + expected), run.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("\(name).mp4")))
+        }
+    }
+
     /// A last moov of size 0 ("to the end of the file") is valid; written first, it swallowed the media data after
     /// it, the read-back found no mdat and every writing command exited 74. ffprobe reads every packet of the output.
     func testMovieBoxRunningToTheEndIsWrittenWithItsSize() throws {

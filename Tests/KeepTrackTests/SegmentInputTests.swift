@@ -56,6 +56,62 @@ final class SegmentInputTests: XCTestCase {
         return try join(hls + "/init.mp4", segments, to: folder.path("hls.mp4"))
     }
 
+    /// Read end to end, a box of size 0 ran to the end of the last segment and a box claiming past its file took the
+    /// next file's bytes: an init moov of size 0 (legal, the file's last box) swallowed every segment and remux wrote
+    /// 0 samples, exit 0; a middle segment's mdat of size 0 swallowed the segments after it (141 of 217 samples).
+    /// Each now ends with its file: ffprobe reads the remux with every packet of the undamaged rendition. An mdat
+    /// claiming more than its file holds is refused, naming the segment.
+    func testEveryBoxEndsWithItsSegment() throws {
+        let folder = TemporaryFolder()
+        let rendition = try Self.hls(in: folder)
+        let reference = try FFprobe.probe(rendition.joined)
+        func copy(_ path: String, as name: String, _ change: (inout [UInt8]) -> Void) throws -> String {
+            var bytes = [UInt8](try fileBytes(path))
+            change(&bytes)
+            let copy = folder.path(name)
+            try Data(bytes).write(to: URL(fileURLWithPath: copy))
+            return copy
+        }
+        func topLevel(_ bytes: [UInt8], _ type: String) -> Int? {
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+                if String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) == type { return offset }
+                guard size >= 8 else { return nil }
+                offset += size
+            }
+            return nil
+        }
+        let initMoovToEnd = try copy(rendition.initSegment, as: "init-moov-0.mp4") { bytes in
+            guard let moov = topLevel(bytes, "moov") else { return XCTFail("no moov") }
+            XCTAssertEqual(moov + (bytes[moov..<moov + 4].reduce(0) { $0 << 8 | Int($1) }), bytes.count, "moov is the init segment's last box")
+            bytes.replaceSubrange(moov..<moov + 4, with: [0, 0, 0, 0])
+        }
+        let mdatToEnd = try copy(rendition.segments[1], as: "seg-mdat-0.m4s") { bytes in
+            guard let mdat = topLevel(bytes, "mdat") else { return XCTFail("no mdat") }
+            bytes.replaceSubrange(mdat..<mdat + 4, with: [0, 0, 0, 0])
+        }
+        var middle = rendition.segments
+        middle[1] = mdatToEnd
+        for (name, initSegment, segments) in [("init", initMoovToEnd, rendition.segments), ("middle", rendition.initSegment, middle)] {
+            let output = folder.path("remux-\(name).mp4")
+            let run = runCLI(["remux", "--init", initSegment] + segments + [output])
+            XCTAssertEqual(run.code, 0, "\(name): \(run.error)")
+            let written = try FFprobe.probe(output)
+            XCTAssertEqual(written.streams.map(\.packets.count), reference.streams.map(\.packets.count), name)
+            XCTAssertEqual(written.streams.map { $0.packets.map(\.hash) }, reference.streams.map { $0.packets.map(\.hash) }, name)
+        }
+        let mdatTooLong = try copy(rendition.segments[1], as: "seg-mdat-huge.m4s") { bytes in
+            guard let mdat = topLevel(bytes, "mdat") else { return XCTFail("no mdat") }
+            bytes.replaceSubrange(mdat..<mdat + 4, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        }
+        middle[1] = mdatTooLong
+        let refused = runCLI(["remux", "--init", rendition.initSegment] + middle + [folder.path("refused.mp4")])
+        XCTAssertEqual(refused.code, 65, refused.error)
+        XCTAssertTrue(refused.error.contains("seg-mdat-huge.m4s is cut short: the box claims 4294967295 bytes"), refused.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("refused.mp4")))
+    }
+
     func testRemuxOfInitAndSegmentsHasThePacketsOfTheJoinedFile() throws {
         let folder = TemporaryFolder()
         for rendition in try Self.dash(in: folder) + [try Self.hls(in: folder)] {

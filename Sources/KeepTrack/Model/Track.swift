@@ -126,6 +126,12 @@ public struct Track: Sendable {
         let mdia = try need(box.first("mdia"), "mdia")
         mediaHeader = try MediaHeaderBox(box: need(mdia.first("mdhd"), "mdia/mdhd"), path: path + "/mdia/mdhd")
         handler = try HandlerBox(box: need(mdia.first("hdlr"), "mdia/hdlr"), path: path + "/mdia/hdlr")
+        // A second elst: remux copied both and join kept the stale one beside its own, which ffprobe could not open
+        // (damage sweep). Which one the writer meant cannot be told, as for the sample tables.
+        if let lists = box.first("edts")?.all("elst"), lists.count > 1 {
+            throw KeepTrackError.malformed(path: path + "/edts/elst[2]", offset: lists[1].offset,
+                reason: "is a second elst in the edit box (the first at byte \(lists[0].offset))")
+        }
         editList = try box.find(["edts", "elst"]).map { try EditListBox(box: $0, path: path + "/edts/elst") }
         extendedLanguage = try mdia.first("elng").map { try ExtendedLanguageBox(box: $0, path: path + "/mdia/elng") }
         var references: [TrackReference] = []

@@ -13,6 +13,20 @@ extension Join {
             entry.segmentDuration = duration
             result.append(entry)
         }
+        // An edit from media time -2 (only -1, "empty", may be negative) or from past the last sample: read as empty
+        // or as presenting nothing, the joined video showed none of its frames and join exited 0 (damage sweep).
+        let elstOffset = track.box.find(["edts", "elst"])?.offset ?? track.box.offset
+        let mediaEnd = Int64(clamping: track.sampleTable.compositionEnd)
+        for (number, entry) in entries.enumerated() {
+            if entry.mediaTime < -1 {
+                throw KeepTrackError.malformed(path: track.path + "/edts/elst", offset: elstOffset,
+                    reason: "edit \(number + 1) starts at media time \(entry.mediaTime): only -1 (an empty edit) may be negative")
+            }
+            if entry.mediaTime >= 0, track.defragmentedTiming == nil, track.sampleTable.sampleCount > 0, entry.mediaTime >= mediaEnd {
+                throw KeepTrackError.malformed(path: track.path + "/edts/elst", offset: elstOffset,
+                    reason: "edit \(number + 1) starts at media time \(entry.mediaTime), at or after the end of the track's samples (\(mediaEnd)): it presents none of them")
+            }
+        }
         let presented = entries.filter { $0.mediaTime >= 0 }
         let emptyAfterPresented = entries.drop { $0.mediaTime < 0 }.contains { $0.mediaTime < 0 }
         guard presented.count > 1 || emptyAfterPresented else {

@@ -62,10 +62,11 @@ extension Movie {
             throw KeepTrackError.malformed(path: media.type.description, offset: media.offset,
                 reason: "\(initSegment) holds media itself (\(media.type)): give it as the movie, not as --init")
         }
-        var parts: [ByteSource] = [initSource]
-        for path in segments {
-            let source = try FileByteSource(path: path)
+        var parts: [ByteSource] = [try endedAtItsFile(initSource, boxes: initBoxes, path: initSegment)]
+        for (index, path) in segments.enumerated() {
+            var source: ByteSource = try FileByteSource(path: path)
             let boxes = try BoxParser.parseFile(source)
+            if index < segments.count - 1 { source = try endedAtItsFile(source, boxes: boxes, path: path) }
             if let moov = boxes.first(where: { $0.type == "moov" }) {
                 throw KeepTrackError.malformed(path: "moov", offset: moov.offset, reason: "\(path) has a moov box: it is a movie or an init segment, not a media segment")
             }
@@ -75,5 +76,26 @@ extension Movie {
             parts.append(source)
         }
         return try Movie(source: ConcatenatedByteSource(parts))
+    }
+
+    /// Read end to end, a box of size 0 ("to the end of the file") in a part runs to the end of the last part, and a
+    /// box claiming bytes past its file's end takes the next file's: an init moov of size 0 swallowed every segment
+    /// (remux wrote 0 samples and exited 0), a segment's mdat of size 0 the segments after it (50 of 75 samples). A
+    /// part with a size-0 box gets its real size written in (in memory: init segments and segments are small); one
+    /// whose box claims past its end is cut short, and refused.
+    static func endedAtItsFile(_ source: ByteSource, boxes: [Box], path: String) throws -> ByteSource {
+        if let short = BoxParser.shortMediaData(boxes, source: source) ?? BoxParser.shortPadding(boxes, source: source) {
+            throw KeepTrackError.malformed(path: short.box.type.description, offset: short.box.offset,
+                reason: "\(path) is cut short: the box claims \(short.declaredSize) bytes, \(short.declaredSize - short.box.size) past the end of the file, which the next segment would fill")
+        }
+        guard let last = boxes.last, last.headerForm == .toEnd else { return source }
+        guard source.size <= 1 << 26, last.size <= UInt64(UInt32.max) else {
+            throw KeepTrackError.malformed(path: last.type.description, offset: last.offset,
+                reason: "\(path): a box of size 0 (to the end of the file) of \(last.size) bytes, in a part followed by others: rewrite it with its size")
+        }
+        var bytes = try source.read(at: 0, count: Int(source.size))
+        let size = UInt32(last.size)
+        bytes.replaceSubrange(Int(last.offset)..<Int(last.offset) + 4, with: [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)])
+        return MemoryByteSource(bytes)
     }
 }
