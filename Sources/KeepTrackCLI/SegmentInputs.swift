@@ -9,6 +9,7 @@ enum SegmentInputs {
     static let discussion = """
     With --init INIT, the inputs are media segments of that init segment, read in the order given as one
     fragmented movie (e.g. `--init init.mp4 seg-1.m4s seg-2.m4s`; a shell glob sorts seg-10 before seg-2).
+    Segments whose decode times (tfdt) go back, given in another order or twice, are refused (65).
     """
 
     /// The movie named by `inputs`: one movie, or with --init the segments after the init segment;

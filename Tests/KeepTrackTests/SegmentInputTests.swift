@@ -112,6 +112,22 @@ final class SegmentInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path("refused.mp4")))
     }
 
+    /// Segments given in another order, or one twice: read as they came, each sample before a fragment that went back
+    /// in time got a duration of 0 and remux wrote a movie running from the last segment's time, exit 0, no note. Each
+    /// fragment's tfdt says where it belongs: one before the previous sample starts is refused, naming it.
+    func testSegmentsOutOfOrderOrRepeatedAreRefused() throws {
+        let folder = TemporaryFolder()
+        let rendition = try Self.hls(in: folder)
+        for (name, segments) in [("reversed", Array(rendition.segments.reversed())), ("repeated", [rendition.segments[0], rendition.segments[0]] + rendition.segments.dropFirst())] {
+            let output = folder.path("\(name).mp4")
+            let run = runCLI(["remux", "--init", rendition.initSegment] + segments + [output])
+            XCTAssertEqual(run.code, 65, "\(name): \(run.error)")
+            XCTAssertTrue(run.error.contains("/traf/tfdt at byte") && run.error.contains("the fragments are out of order or repeated"), run.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: output), name)
+        }
+        XCTAssertEqual(runCLI(["remux", "--init", rendition.initSegment] + rendition.segments + [folder.path("in-order.mp4")]).code, 0)
+    }
+
     func testRemuxOfInitAndSegmentsHasThePacketsOfTheJoinedFile() throws {
         let folder = TemporaryFolder()
         for rendition in try Self.dash(in: folder) + [try Self.hls(in: folder)] {

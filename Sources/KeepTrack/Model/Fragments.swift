@@ -255,6 +255,16 @@ struct FragmentTableBuilder {
                 decodeTimeTooLarge = .malformed(path: path + "/tfdt", offset: tfdtBox.offset,
                     reason: "decode time \(tfdt.baseMediaDecodeTime) is past 2^62 media units (track \(track.id))")
             }
+            // Before the previous sample even starts: fragments out of order or repeated (segments given to --init in
+            // another order, or twice). Read as they came, the samples' durations became 0 and the movie ran from the
+            // last segment's time with no note (second damage sweep). A slight overlap is corrected as before.
+            let runs = timeToSample.count / 2
+            let lastStart = runs > 0 && endTime >= UInt64(timeToSample[runs * 2 - 1]) ? endTime - UInt64(timeToSample[runs * 2 - 1]) : endTime
+            if count > 0, tfdt.baseMediaDecodeTime < lastStart, decodeTimeTooLarge == nil {
+                decodeTimeTooLarge = .malformed(path: path + "/tfdt", offset: tfdtBox.offset,
+                    reason: "decode time \(tfdt.baseMediaDecodeTime) is before the previous sample of track \(track.id) starts (\(lastStart)): "
+                        + "the fragments are out of order or repeated (media segments given in another order, or twice?)")
+            }
             startNextSample(at: tfdt.baseMediaDecodeTime, path: path + "/tfdt")
         }
         let dataBase = tfhd.baseDataOffset ?? (tfhd.isDefaultBaseMoof ? moof.offset : (previousTrafEnd ?? moof.offset))
