@@ -128,6 +128,39 @@ final class SegmentInputTests: XCTestCase {
         XCTAssertEqual(runCLI(["remux", "--init", rendition.initSegment] + rendition.segments + [folder.path("in-order.mp4")]).code, 0)
     }
 
+    /// A media segment left out was read as the sample before it lasting through the gap, exit 0 and no note (second
+    /// damage sweep). The time is right (the segments after it keep their times, as ffprobe reads the concatenation), so
+    /// it is kept, and said: a note of every writing command, a `fragment-time-gap` warning of inspect and lint.
+    func testMissingSegmentIsKeptAsAGapAndSaid() throws {
+        let folder = TemporaryFolder()
+        let rendition = try Self.hls(in: folder)
+        let whole = runCLI(["remux", "--init", rendition.initSegment] + rendition.segments + [folder.path("whole.mp4")])
+        XCTAssertEqual(whole.code, 0, whole.error)
+        XCTAssertFalse(whole.error.contains("in decode time"), "no gap without a missing segment: \(whole.error)")
+        let kept = [rendition.segments[0]] + rendition.segments.dropFirst(2)
+        let gapped = try Self.join(rendition.initSegment, kept, to: folder.path("gapped-joined.mp4"))
+        let output = folder.path("gapped.mp4")
+        let run = runCLI(["remux", "--init", rendition.initSegment] + kept + [output])
+        XCTAssertEqual(run.code, 0, run.error)
+        for track in [1, 2] {
+            XCTAssertTrue(run.error.contains("note: track \(track): 1 gap in decode time, the longest "), run.error)
+        }
+        XCTAssertTrue(run.error.contains("a fragment or segment missing?"), run.error)
+        let inspect = runCLI(["inspect", "--init", rendition.initSegment] + kept)
+        XCTAssertEqual(inspect.code, 0, inspect.error)
+        XCTAssertEqual(inspect.out.components(separatedBy: "warning fragment-time-gap: moof[2]/").count - 1, 2, inspect.out)
+        // Every packet at the time and with the bytes ffprobe reads from the concatenated segments; fewer than the whole.
+        let reference = try FFprobe.probe(gapped.joined), written = try FFprobe.probe(output), all = try FFprobe.probe(rendition.joined)
+        for stream in reference.streams {
+            let copy = try XCTUnwrap(written.stream(track: try XCTUnwrap(stream.trackID)))
+            XCTAssertEqual(copy.packets.map(\.hash), stream.packets.map(\.hash), stream.label)
+            XCTAssertEqual(copy.packets.map(\.dts), stream.packets.map(\.dts), stream.label)
+            let complete = try XCTUnwrap(all.stream(track: try XCTUnwrap(stream.trackID)))
+            XCTAssertLessThan(copy.packets.count, complete.packets.count, stream.label)
+            XCTAssertEqual(copy.packets.last?.pts, complete.packets.last?.pts, "\(stream.label): the end keeps its time")
+        }
+    }
+
     func testRemuxOfInitAndSegmentsHasThePacketsOfTheJoinedFile() throws {
         let folder = TemporaryFolder()
         for rendition in try Self.dash(in: folder) + [try Self.hls(in: folder)] {

@@ -52,6 +52,10 @@ public struct LintRule: Sendable, Equatable {
         explanation: "An stsd or dref says it holds more or fewer entries than it does (a count of 0 with an entry present, 0xFFFFFFFF): FFmpeg trusts the count and refuses the file. keeptrack reads the entries present; any writing command (`keeptrack remux IN OUT`) writes the right count; `fix --in-place` overwrites it.")
     public static let paddingPastEnd = LintRule(id: "padding-past-end-of-file", severity: .warning,
         explanation: "The last box is free or skip padding that claims bytes past the end of the file (a copy a few bytes short): nothing of the movie is missing, so it is read as what is there, as players do; a written copy has the right size.")
+    public static let fragmentTimeGap = LintRule(id: "fragment-time-gap", severity: .warning,
+        explanation: "A track fragment's tfdt starts later than the samples before it end, by more than the last of them lasts: a fragment or media segment is missing (or was left out of --init). The sample before the gap is read as lasting until the next starts, as players show it; the time is kept, the missing media is not there.")
+    public static let fragmentTimeOverlap = LintRule(id: "fragment-time-overlap", severity: .warning,
+        explanation: "A track fragment's tfdt starts before the sample before it ends (a muxer's rounding, or fragments of another timeline): that sample is read as shortened to end where the next starts. A tfdt before the previous sample even starts is malformed input (fragments out of order or repeated).")
 
     /// The warning for something the reader tolerated.
     public static func rule(for kind: Movie.Tolerance.Kind) -> LintRule {
@@ -60,12 +64,15 @@ public struct LintRule: Sendable, Equatable {
         case .movieTimescaleMissing: movieTimescaleMissing
         case .entryCountWrong: entryCountWrong
         case .paddingPastEnd: paddingPastEnd
+        case .fragmentTimeGap: fragmentTimeGap
+        case .fragmentTimeOverlap: fragmentTimeOverlap
         }
     }
 
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
                                          danglingReference, mixedKinds, missingSampleDescription, truncated, mediaDataPastEnd, paddingPastEnd, movieTimescaleMissing, entryCountWrong,
+                                         fragmentTimeGap, fragmentTimeOverlap,
                                          unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, apacConfigHostile,
                                          apacConfigInconsistent, malformed]
 }

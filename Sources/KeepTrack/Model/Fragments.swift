@@ -19,9 +19,15 @@ public struct TrackFragments: Sendable {
     public var defaults: TrackExtendsBox
     /// Why the track cannot be written into a progressive movie (its fragments are encrypted), or nil.
     public var encryption: String?
-    /// Decode-time corrections that could not be represented exactly (a `tfdt` earlier than the
-    /// samples before it allow), one sentence each.
+    /// Decode-time corrections that could not be represented exactly (a gap longer than a sample
+    /// duration holds), one sentence each.
     public var timingNotes: [String]
+    /// `tfdt`s starting later than the sample before them ends, by more than that sample lasts
+    /// (a fragment or segment missing?): the sample before each was lengthened to reach it.
+    public var decodeTimeGaps = DecodeTimeJumps()
+    /// `tfdt`s starting before the sample before them ends (but not before it starts): that
+    /// sample was shortened to end there.
+    public var decodeTimeOverlaps = DecodeTimeJumps()
     /// Why the track cannot be carried exactly into a progressive movie besides encryption (a traf
     /// box keeptrack cannot merge into stbl), one sentence each; a writer refuses with the first.
     public var refusals: [String] = []
@@ -42,8 +48,44 @@ public struct TrackFragments: Sendable {
         }
     }
 
+    /// Where decode times jumped and how the samples were timed to follow, one sentence per kind.
+    public func decodeTimeNotes(timescale: UInt32) -> [String] {
+        var notes = timingNotes
+        if decodeTimeGaps.count > 0 {
+            notes.append(decodeTimeGaps.summary("gap", timescale: timescale)
+                + ": the sample before \(decodeTimeGaps.count == 1 ? "it lasts" : "each lasts") until the next starts (a fragment or segment missing?)")
+        }
+        if decodeTimeOverlaps.count > 0 {
+            notes.append(decodeTimeOverlaps.summary("overlap", timescale: timescale)
+                + ": the sample before \(decodeTimeOverlaps.count == 1 ? "it was" : "each was") shortened to end where the next starts")
+        }
+        return notes
+    }
+
     /// The table no longer comes from `stbl` alone: a writer must rebuild the sample-table boxes.
     public var addsSamples: Bool { sampleCount > 0 }
+}
+
+/// Where fragment decode times jumped away from the end of the samples before them, in one track.
+public struct DecodeTimeJumps: Sendable, Equatable {
+    public var count = 0
+    /// The longest jump in media units, and the `tfdt` it came from.
+    public var largest: UInt64 = 0
+    public var largestPath = ""
+    public var largestOffset: UInt64 = 0
+
+    mutating func add(_ units: UInt64, path: String, offset: UInt64) {
+        count += 1
+        if units > largest { (largest, largestPath, largestOffset) = (units, path, offset) }
+    }
+
+    /// "2 gaps in decode time, the longest 4.000 s (moof[3]/traf[1]/tfdt at byte 4567)".
+    /// `located`: followed by where the longest is.
+    func summary(_ kind: String, timescale: UInt32, located: Bool = true) -> String {
+        let seconds = timescale > 0 ? String(format: "%.3f s", Double(largest) / Double(timescale)) : "\(largest) units"
+        let text = "\(count) \(kind)\(count == 1 ? "" : "s") in decode time, the longest \(seconds)"
+        return located ? text + " (\(largestPath) at byte \(largestOffset))" : text
+    }
 }
 
 /// Reads every top-level `moof` (in file order) into the sample tables of the tracks it names.
@@ -265,6 +307,12 @@ struct FragmentTableBuilder {
                     reason: "decode time \(tfdt.baseMediaDecodeTime) is before the previous sample of track \(track.id) starts (\(lastStart)): "
                         + "the fragments are out of order or repeated (media segments given in another order, or twice?)")
             }
+            // Kept, and said: a missing segment was read as one sample lasting through it, with no note.
+            if count > 0, runs > 0, tfdt.baseMediaDecodeTime > endTime, tfdt.baseMediaDecodeTime - endTime > UInt64(timeToSample[runs * 2 - 1]) {
+                summary.decodeTimeGaps.add(tfdt.baseMediaDecodeTime - endTime, path: path + "/tfdt", offset: tfdtBox.offset)
+            } else if count > 0, tfdt.baseMediaDecodeTime < endTime, decodeTimeTooLarge == nil {
+                summary.decodeTimeOverlaps.add(endTime - tfdt.baseMediaDecodeTime, path: path + "/tfdt", offset: tfdtBox.offset)
+            }
             startNextSample(at: tfdt.baseMediaDecodeTime, path: path + "/tfdt")
         }
         let dataBase = tfhd.baseDataOffset ?? (tfhd.isDefaultBaseMoof ? moof.offset : (previousTrafEnd ?? moof.offset))
@@ -443,10 +491,7 @@ struct FragmentTableBuilder {
             let gap = time - endTime
             delta = gap > UInt64(UInt32.max) ? Int64(UInt32.max) + 1 : last + Int64(gap)
         }
-        if delta < 0 {
-            summary.timingNotes.append("\(path): decode time \(time) is \(endTime - time) before the end of the previous sample; its duration became 0")
-            delta = 0
-        }
+        if delta < 0 { delta = 0 }
         if delta > Int64(UInt32.max) {
             summary.timingNotes.append("\(path): decode time \(time) leaves a gap longer than one sample duration can hold")
             delta = Int64(UInt32.max)
@@ -774,6 +819,7 @@ extension Movie {
         }
         for track in tracks {
             notes += (track.fragments?.droppedNotes ?? []).map { "track \(track.id): " + $0 }
+            notes += (track.fragments?.decodeTimeNotes(timescale: track.mediaHeader.timescale) ?? []).map { "track \(track.id): " + $0 }
         }
         return notes
     }

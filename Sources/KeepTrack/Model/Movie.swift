@@ -29,6 +29,10 @@ public struct Movie: Sendable {
             case entryCountWrong
             /// The last box is `free` or `skip` padding that claims bytes past the end of the file.
             case paddingPastEnd
+            /// A fragment's `tfdt` leaves a gap after the samples before it (a fragment or segment missing?).
+            case fragmentTimeGap
+            /// A fragment's `tfdt` starts before the sample before it ends.
+            case fragmentTimeOverlap
         }
         public var kind: Kind
         public var path: String
@@ -226,6 +230,15 @@ public struct Movie: Sendable {
         if let padding = BoxParser.shortPadding(boxes, source: source) {
             tolerated.append(Tolerance(kind: .paddingPastEnd, path: padding.box.type.description, offset: padding.box.offset,
                 message: "the last box, padding, claims \(padding.declaredSize) bytes, \(padding.declaredSize - padding.box.size) past the end of the file; read as the \(padding.box.size) there"))
+        }
+        for track in tracks {
+            guard let fragments = track.fragments else { continue }
+            for (kind, jumps, what) in [(Tolerance.Kind.fragmentTimeGap, fragments.decodeTimeGaps, "gap"), (.fragmentTimeOverlap, fragments.decodeTimeOverlaps, "overlap")]
+            where jumps.count > 0 {
+                tolerated.append(Tolerance(kind: kind, path: jumps.largestPath, offset: jumps.largestOffset,
+                    message: "track \(track.id): " + jumps.summary(what, timescale: track.mediaHeader.timescale, located: false)
+                        + (kind == .fragmentTimeGap ? " (the longest here): a fragment or segment missing?" : " (the longest here)")))
+            }
         }
         self.header = header
         self.tracks = tracks
