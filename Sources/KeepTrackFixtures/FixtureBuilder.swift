@@ -135,7 +135,7 @@ public struct FixtureBuilder {
                             enabled: true, group: 0, width: 1920, height: 1080, matrix: matrix, volume: 0,
                             mediaHeader: Box(type: "vmhd", bytes: [0, 0, 0, 1, 0, 0x40, 0x80, 0, 0x80, 0, 0x80, 0]),
                             references: [], extra: [], stbl: stbl)
-        return try output(trak: trak, id: Self.videoID, sizes: sizes, timescale: timescale, sparse: options.sparseVideo)
+        return try output(trak: trak, id: Self.videoID, sizes: sizes, timescale: timescale, sparse: options.sparseVideo, framedAsNALUnits: true)
     }
 
     var stereoEnabled: Bool { options.enabled == .stereoOnly || options.enabled == .both }
@@ -348,14 +348,18 @@ public struct FixtureBuilder {
     }
 
     /// The track's sample bytes: a deterministic pattern per track and sample, or zeros left as holes.
-    func output(trak: Box, id: UInt32, sizes: [UInt32], timescale: UInt32, sparse: Bool) throws -> OutputTrack {
+    /// `framedAsNALUnits`: each sample is one NAL unit after its 4-byte length, as the video's hvcC says
+    /// (keeptrack checks that of a track's first sample).
+    func output(trak: Box, id: UInt32, sizes: [UInt32], timescale: UInt32, sparse: Bool, framedAsNALUnits: Bool = false) throws -> OutputTrack {
         let total = sizes.reduce(UInt64(0)) { $0 + UInt64($1) }
-        let data: ByteSource
+        var data: ByteSource
         if sparse {
             data = ZeroByteSource(size: total)
         } else {
             data = PatternByteSource(seed: UInt64(id), size: total)
         }
+        // Sparse video stays zeros (holes in the file); a zeroed first sample says nothing about the configuration.
+        if framedAsNALUnits && !sparse { data = NALFramedByteSource(data, sizes: sizes) }
         return try output(trak: trak, sizes: sizes, timescale: timescale, data: data)
     }
 
@@ -419,6 +423,47 @@ public struct FixtureBuilder {
 
 /// Deterministic pseudo-random bytes computed from their offset: payloads of any size (benchmark
 /// files of several GiB) without holding them in memory.
+/// Samples laid back to back in `base`, each made one NAL unit: its first 4 bytes say the length of the rest,
+/// the next 2 are an HEVC NAL unit header.
+final class NALFramedByteSource: ByteSource {
+    let base: ByteSource
+    let starts: [UInt64]
+    let sizes: [UInt32]
+    var size: UInt64 { base.size }
+
+    init(_ base: ByteSource, sizes: [UInt32]) {
+        self.base = base
+        self.sizes = sizes
+        var starts: [UInt64] = []
+        var next: UInt64 = 0
+        for size in sizes { starts.append(next); next += UInt64(size) }
+        self.starts = starts
+    }
+
+    func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        var bytes = try base.read(at: offset, count: count)
+        let end = offset + UInt64(count)
+        // The last sample starting at or before `offset`, then every one starting inside the range.
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        var index = max(0, low - 1)
+        while index < starts.count, starts[index] < end {
+            let length = sizes[index] >= 4 ? sizes[index] - 4 : 0
+            // Then an HEVC NAL unit header of layer 0 (a trailing picture), so no second view is read into the bytes.
+            let prefix: [UInt8] = [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), 0x02, 0x01]
+            for byte in 0..<min(prefix.count, Int(sizes[index])) {
+                let position = starts[index] + UInt64(byte)
+                if position >= offset, position < end { bytes[Int(position - offset)] = prefix[byte] }
+            }
+            index += 1
+        }
+        return bytes
+    }
+}
+
 public final class PatternByteSource: ByteSource {
     public let size: UInt64
     let seed: UInt64

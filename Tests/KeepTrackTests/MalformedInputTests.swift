@@ -420,6 +420,46 @@ final class SweptDamageTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { !$0.hasPrefix("damaged-") }, [], "no temporary file left")
     }
 
+    /// Decoder configurations FFmpeg cannot open (damage sweeps): lint called each file clean, every command copied it, and
+    /// join added a broken one beside the first clip's as a second stsd entry, so ffprobe refused the whole joined movie.
+    /// Now lint reports each (`decoder-config-broken`, an error), writing commands copy it with a note, join refuses it
+    /// naming the box. The independent account is ffmpeg's: it decodes the undamaged streams and fails on each damaged one.
+    func testBrokenDecoderConfigurationsAreReportedAndJoinRefusesThem() throws {
+        let folder = TemporaryFolder()
+        let name = "footage/two_people_apart.mp4"
+        let avcC = 331796, esds = 333230  // payloads at +8
+        let original = folder.path("original.mp4")
+        try FileManager.default.moveItem(atPath: try damaged(name, in: folder) { _ in }, toPath: original)
+        XCTAssertGreaterThan(try Shown.frames(original, stream: 0, audio: false).count, 50)
+        XCTAssertGreaterThan(try Shown.frames(original, stream: 1, audio: true).count, 50)
+        XCTAssertEqual(runCLI(["lint", original]).out, original + ": clean\n")
+        let cases: [(name: String, stream: Int, at: Int, bytes: [UInt8], box: String, offset: Int, reason: String)] = [
+            ("sps-length", 0, avcC + 14, [0xFF, 0xFF], "stsd/avc1/avcC", avcC, "sequence parameter set 1 of 1 claims 65535 bytes, 37 remain in the configuration"),
+            ("length-size", 0, avcC + 12, [0xFD], "stsd/avc1/avcC", avcC, "is not NAL units with the 2-byte lengths avcC says: NAL unit 1 has a length of 0"),
+            ("asc-zero", 1, esds + 43, [0, 0], "stsd/mp4a/esds", esds, "the AAC AudioSpecificConfig names audio object type 0, which is null"),
+        ]
+        for item in cases {
+            XCTAssertEqual(String(decoding: try fileBytes(original)[item.offset + 4..<item.offset + 8], as: UTF8.self), String(item.box.suffix(4)))
+            let path = try damaged(name, in: folder) { bytes in bytes.replaceSubrange(item.at..<item.at + item.bytes.count, with: item.bytes) }
+            let renamed = folder.path(item.name + ".mp4")
+            try FileManager.default.moveItem(atPath: path, toPath: renamed)
+            let decoded = try? Shown.frames(renamed, stream: item.stream, audio: item.stream == 1)
+            XCTAssertTrue(decoded?.isEmpty ?? true, "\(item.name): ffmpeg decodes nothing of the damaged stream")
+            let lint = runCLI(["lint", renamed])
+            XCTAssertEqual(lint.code, 1, "\(item.name): \(lint.out)")
+            XCTAssertTrue(lint.out.contains("error decoder-config-broken: ") && lint.out.contains(item.box + " at byte \(item.offset): ") && lint.out.contains(item.reason),
+                          "\(item.name): \(lint.out)")
+            let remux = runCLI(["remux", renamed, folder.path(item.name + "-remux.mp4")])
+            XCTAssertEqual(remux.code, 0, remux.error)
+            XCTAssertTrue(remux.error.contains("note: copied as it is, broken: ") && remux.error.contains(item.reason), remux.error)
+            let joined = folder.path(item.name + "-joined.mp4")
+            let join = runCLI(["join", original, renamed, joined])
+            XCTAssertEqual(join.code, 65, "\(item.name): \(join.error)")
+            XCTAssertTrue(join.error.contains(item.box + " at byte \(item.offset): clip 2 (\(item.name).mp4): ") && join.error.contains(item.reason), join.error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: joined))
+        }
+    }
+
     /// Edit lists join misread (second damage sweep): a second elst in the video's edts was copied beside join's own and
     /// ffprobe could not open the output; an edit from media time -2, or from past the last sample, was joined as an
     /// empty edit and the output showed no video frame, exit 0. Each is refused on reading or by join, naming the elst.

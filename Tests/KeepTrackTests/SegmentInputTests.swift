@@ -161,6 +161,23 @@ final class SegmentInputTests: XCTestCase {
         }
     }
 
+    /// The audio rendition's segments given under the video's init segment were read as H.264 samples, exit 0 (second
+    /// damage sweep); ffmpeg decodes no frame of the concatenation. The first sample is not NAL units: refused, naming it.
+    func testSegmentsOfAnotherRenditionAreRefused() throws {
+        let folder = TemporaryFolder()
+        let renditions = try Self.dash(in: folder)
+        let foreign = try Self.join(renditions[0].initSegment, renditions[1].segments, to: folder.path("foreign.mp4"))
+        XCTAssertTrue((try? Shown.frames(foreign.joined, stream: 0, audio: false))?.isEmpty ?? true, "ffmpeg decodes no picture")
+        let output = folder.path("foreign-remux.mp4")
+        let run = runCLI(["remux", "--init", renditions[0].initSegment] + renditions[1].segments + [output])
+        XCTAssertEqual(run.code, 65, run.error)
+        XCTAssertTrue(run.error.contains("stsd/avc1/avcC at byte ") && run.error.contains("is not NAL units with the 4-byte lengths avcC says")
+                      && run.error.contains("the media segments do not belong to \(renditions[0].initSegment)"), run.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        let own = runCLI(["remux", "--init", renditions[0].initSegment] + renditions[0].segments + [output])
+        XCTAssertEqual(own.code, 0, own.error)
+    }
+
     func testRemuxOfInitAndSegmentsHasThePacketsOfTheJoinedFile() throws {
         let folder = TemporaryFolder()
         for rendition in try Self.dash(in: folder) + [try Self.hls(in: folder)] {

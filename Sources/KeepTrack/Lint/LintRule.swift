@@ -56,6 +56,8 @@ public struct LintRule: Sendable, Equatable {
         explanation: "A track fragment's tfdt starts later than the samples before it end, by more than the last of them lasts: a fragment or media segment is missing (or was left out of --init). The sample before the gap is read as lasting until the next starts, as players show it; the time is kept, the missing media is not there.")
     public static let fragmentTimeOverlap = LintRule(id: "fragment-time-overlap", severity: .warning,
         explanation: "A track fragment's tfdt starts before the sample before it ends (a muxer's rounding, or fragments of another timeline): that sample is read as shortened to end where the next starts. A tfdt before the previous sample even starts is malformed input (fragments out of order or repeated).")
+    public static let decoderConfigurationBroken = LintRule(id: "decoder-config-broken", severity: .error,
+        explanation: "A sample description's decoder configuration is broken in a way its bytes prove: parameter sets in avcC or hvcC that run past the box, an AVC configuration of another version than 1, an AAC esds whose AudioSpecificConfig is empty, unreadable or names no object type or rate, a QuickTime sound description whose sample rate is no rate. FFmpeg refuses the file or the stream; other commands copy it as it is, join refuses it.")
 
     /// The warning for something the reader tolerated.
     public static func rule(for kind: Movie.Tolerance.Kind) -> LintRule {
@@ -66,12 +68,13 @@ public struct LintRule: Sendable, Equatable {
         case .paddingPastEnd: paddingPastEnd
         case .fragmentTimeGap: fragmentTimeGap
         case .fragmentTimeOverlap: fragmentTimeOverlap
+        case .decoderConfigurationBroken: decoderConfigurationBroken
         }
     }
 
     /// Every rule, in the order of the README table.
     public static let all: [LintRule] = [multipleEnabled, noneEnabled, audioEnabledUngrouped, spatialEnabledFallbackDisabled, spatialWithoutFallback,
-                                         danglingReference, mixedKinds, missingSampleDescription, truncated, mediaDataPastEnd, paddingPastEnd, movieTimescaleMissing, entryCountWrong,
+                                         danglingReference, mixedKinds, missingSampleDescription, decoderConfigurationBroken, truncated, mediaDataPastEnd, paddingPastEnd, movieTimescaleMissing, entryCountWrong,
                                          fragmentTimeGap, fragmentTimeOverlap,
                                          unreferencedMediaData, fragmentOffsetsStale, fragmentIndexStale, secondLayerUndescribed, apacConfigHostile,
                                          apacConfigInconsistent, malformed]

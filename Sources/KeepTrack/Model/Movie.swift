@@ -33,6 +33,8 @@ public struct Movie: Sendable {
             case fragmentTimeGap
             /// A fragment's `tfdt` starts before the sample before it ends.
             case fragmentTimeOverlap
+            /// A sample description no decoder can be opened with (`BrokenDecoderConfiguration`).
+            case decoderConfigurationBroken
         }
         public var kind: Kind
         public var path: String
@@ -232,6 +234,10 @@ public struct Movie: Sendable {
                 message: "the last box, padding, claims \(padding.declaredSize) bytes, \(padding.declaredSize - padding.box.size) past the end of the file; read as the \(padding.box.size) there"))
         }
         for track in tracks {
+            for broken in track.brokenDecoderConfigurations + Self.firstSampleMismatches([track], source: source) {
+                tolerated.append(Tolerance(kind: .decoderConfigurationBroken, path: broken.path, offset: broken.offset,
+                    message: "track \(track.id): \(broken.reason): players cannot decode the track"))
+            }
             guard let fragments = track.fragments else { continue }
             for (kind, jumps, what) in [(Tolerance.Kind.fragmentTimeGap, fragments.decodeTimeGaps, "gap"), (.fragmentTimeOverlap, fragments.decodeTimeOverlaps, "overlap")]
             where jumps.count > 0 {

@@ -47,6 +47,14 @@ public enum Join {
             throw KeepTrackError.usage("--metadata-from \(options.metadataFrom + 1) names no clip (there are \(movies.count))")
         }
         let clips = zip(movies, names).enumerated().map { Clip(number: $0.offset + 1, name: $0.element.1, movie: $0.element.0) }
+        // A broken description joined beside a whole one became a second stsd entry, and FFmpeg then refused the whole
+        // joined movie, the whole clips' part too (exit 0; damage sweep). Which configuration was meant cannot be told.
+        for clip in clips {
+            if let broken = clip.movie.tolerated.first(where: { $0.kind == .decoderConfigurationBroken }) {
+                throw KeepTrackError.malformed(path: broken.path, offset: broken.offset,
+                    reason: "\(clip.label): \(broken.message); joined, it would leave the other clips unplayable too (`keeptrack lint` shows it)")
+            }
+        }
         let matches = try matchTracks(clips)
         let clock = try commonClock(movies)
         // Each clip's samples and what it presents, on the common clock.

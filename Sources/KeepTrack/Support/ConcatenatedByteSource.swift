@@ -75,7 +75,13 @@ extension Movie {
             }
             parts.append(source)
         }
-        return try Movie(source: ConcatenatedByteSource(parts))
+        let movie = try Movie(source: ConcatenatedByteSource(parts))
+        // Segments of another rendition under this init segment read as its samples: AAC packets as H.264 ones.
+        if let mismatch = firstSampleMismatches(movie.tracks, source: movie.source).first {
+            throw KeepTrackError.malformed(path: mismatch.path, offset: mismatch.offset,
+                reason: "track \(mismatch.trackID): \(mismatch.reason): the media segments do not belong to \(initSegment) (another rendition's?)")
+        }
+        return movie
     }
 
     /// Read end to end, a box of size 0 ("to the end of the file") in a part runs to the end of the last part, and a

@@ -52,6 +52,7 @@ public struct MovieWriter {
         let kept = Set(trailingTopLevel.map(\.offset))
         notes = Self.droppedIndexNotes(movie.boxes.filter { !kept.contains($0.offset) }) + movie.fragmentNotes
             + MediaDataAccount(movie: movie).droppedNotes
+            + movie.tolerated.filter { $0.kind == .decoderConfigurationBroken }.map { "copied as it is, broken: \($0.text)" }
     }
 
     /// The `sidx` boxes that end an init segment (no fragments, no samples): they index the segments
