@@ -16,6 +16,7 @@ public enum Reframer {
         guard let entry = video.visualEntry else {
             throw KeepTrackError.malformed(path: video.path, offset: video.box.offset, reason: "video track has no visual sample entry")
         }
+        try movie.checkDecodable(video, purpose: "reframe")
         let orientation = DisplayOrientation(rotation: video.header.rotation ?? 0, storedWidth: Int(entry.width), storedHeight: Int(entry.height))
         var summary = ReframeSummary(input: input, output: output, passthrough: false,
                                      orientation: orientation,

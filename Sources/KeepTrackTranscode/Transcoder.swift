@@ -70,6 +70,7 @@ public enum Transcoder {
         try checkContainer(output: output, movie: movie, options: options)
         let reencodes = options.video != .copy
         let video = reencodes ? try videoTrack(of: movie, flattenStereo: options.flattenStereo, stereo: options.stereo) : movie.tracks.first { $0.kind == .video }
+        if reencodes, let video { try movie.checkDecodable(video, purpose: "transcode") }
         var summary = TranscodeSummary(input: input, output: output, sourceCodec: video.map { $0.codecName ?? $0.format?.description ?? "?" } ?? "none")
         for other in movie.tracks where other.kind == .video && other.id != video?.id && reencodes {
             summary.notes.append("video track \(other.id) passed through as it is: only the first enabled video track (\(video?.id ?? 0)) is re-encoded")

@@ -457,6 +457,14 @@ final class SweptDamageTests: XCTestCase {
             XCTAssertEqual(join.code, 65, "\(item.name): \(join.error)")
             XCTAssertTrue(join.error.contains(item.box + " at byte \(item.offset): clip 2 (\(item.name).mp4): ") && join.error.contains(item.reason), join.error)
             XCTAssertFalse(FileManager.default.fileExists(atPath: joined))
+            // The decoder failed on some packet with "Invalid data"; transcode now names the box first.
+            if item.stream == 0 {
+                let transcoded = folder.path(item.name + "-transcoded.mp4")
+                let transcode = runCLI(["transcode", renamed, transcoded, "--preset", "ultrafast"])
+                XCTAssertEqual(transcode.code, 65, transcode.error)
+                XCTAssertTrue(transcode.error.contains(item.box + " at byte \(item.offset): ") && transcode.error.contains("transcode needs its pictures decoded"), transcode.error)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: transcoded))
+            }
         }
     }
 

@@ -207,3 +207,12 @@ extension DecoderConfigurationCheck {
         return nil
     }
 }
+
+extension Movie {
+    /// Refuses to decode `track` when its decoder configuration is broken (lint's `decoder-config-broken`): the
+    /// decoder would fail on some packet with "Invalid data", naming neither the box nor why.
+    public func checkDecodable(_ track: Track, purpose: String) throws {
+        guard let broken = tolerated.first(where: { $0.kind == .decoderConfigurationBroken && $0.path.hasPrefix(track.path + "/") }) else { return }
+        throw KeepTrackError.malformed(path: broken.path, offset: broken.offset, reason: "\(broken.message); \(purpose) needs its pictures decoded")
+    }
+}
