@@ -146,6 +146,10 @@ final class SegmentInputTests: XCTestCase {
             XCTAssertTrue(run.error.contains("note: track \(track): 1 gap in decode time, the longest "), run.error)
         }
         XCTAssertTrue(run.error.contains("a fragment or segment missing?"), run.error)
+        // trim printed only the dropped sidx boxes.
+        let trim = runCLI(["trim", "--init", rendition.initSegment] + kept + [folder.path("gapped-trim.mp4"), "--start", "0.5", "--end", "2.5"])
+        XCTAssertEqual(trim.code, 0, trim.error)
+        XCTAssertTrue(trim.error.contains("note: track 1: 1 gap in decode time, the longest "), trim.error)
         let inspect = runCLI(["inspect", "--init", rendition.initSegment] + kept)
         XCTAssertEqual(inspect.code, 0, inspect.error)
         XCTAssertEqual(inspect.out.components(separatedBy: "warning fragment-time-gap: moof[2]/").count - 1, 2, inspect.out)

@@ -110,6 +110,7 @@ public enum Join {
                                  otherTopLevel: MovieWriter.keptTopLevel(metadata.boxes), topLevelSource: metadata.source,
                                  tracks: outputs, options: options.writer)
         writer.notes = MovieWriter.droppedIndexNotes(metadata.boxes) + cueNotes
+            + clips.flatMap { clip in MovieWriter.sourceNotes(clip.movie).map { "\(clip.label): " + $0 } }
         if options.chapters {
             let chapter = try chapterTrack(names: names, lengths: lengths, clock: clock, writer: &writer)
             summaries.append(chapter)

@@ -188,7 +188,7 @@ public enum Trim {
             var writer = MovieWriter(fileType: movie.boxes.first { $0.type == "ftyp" }, moovTemplate: movie.moov,
                                      otherTopLevel: MovieWriter.keptTopLevel(movie.boxes), topLevelSource: movie.source,
                                      tracks: outputs, options: options)
-            writer.notes = MovieWriter.droppedIndexNotes(movie.boxes)
+            writer.notes = MovieWriter.droppedIndexNotes(movie.boxes) + MovieWriter.sourceNotes(movie)
             let longest = outputs.compactMap { $0.trak.first("tkhd").flatMap { try? TrackHeaderBox(box: $0) }?.duration }.max() ?? 0
             var chapterNotes: [String] = []
             try writer.moovTemplate.modifyChildren { children in

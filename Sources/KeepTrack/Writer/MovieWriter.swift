@@ -50,9 +50,14 @@ public struct MovieWriter {
         defragments = movie.fragmentCount > 0
         trailingTopLevel = Self.initSegmentIndex(movie)
         let kept = Set(trailingTopLevel.map(\.offset))
-        notes = Self.droppedIndexNotes(movie.boxes.filter { !kept.contains($0.offset) }) + movie.fragmentNotes
+        notes = Self.droppedIndexNotes(movie.boxes.filter { !kept.contains($0.offset) }) + Self.sourceNotes(movie)
             + MediaDataAccount(movie: movie).droppedNotes
-            + movie.tolerated.filter { $0.kind == .decoderConfigurationBroken }.map { "copied as it is, broken: \($0.text)" }
+    }
+
+    /// What any copy of `movie`'s samples says of its source: what its fragments' progressive copy leaves out or
+    /// re-times (`Movie.fragmentNotes`), and each broken decoder configuration copied as it is.
+    public static func sourceNotes(_ movie: Movie) -> [String] {
+        movie.fragmentNotes + movie.tolerated.filter { $0.kind == .decoderConfigurationBroken }.map { "copied as it is, broken: \($0.text)" }
     }
 
     /// The `sidx` boxes that end an init segment (no fragments, no samples): they index the segments
